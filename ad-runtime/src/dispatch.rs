@@ -1,0 +1,134 @@
+//! Lazy dispatch from generated derivative code to whatever rule currently wins.
+//!
+//! Every call site in generated code owns a `static` [`CallSite`]. It caches the resolved rule
+//! together with the epoch it was resolved at; the fast path is one atomic load of the global
+//! epoch, one of the cache pointer, and two compares. Any registration bumps the epoch, so the next
+//! call through any site resolves again and sees it.
+
+use crate::error::Error;
+use crate::function::{Function, Tan};
+use crate::registry::{self, EPOCH, ForwardImpl, Location};
+use core::any::TypeId;
+use core::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+/// The header every cached resolution starts with.
+#[repr(C)]
+struct Header {
+    epoch: u64,
+    /// `TypeId` of the `T` in the `Cached<T>` this header begins: checked before the cast back.
+    type_id: TypeId,
+}
+
+#[repr(C)]
+struct Cached<T> {
+    header: Header,
+    value: T,
+}
+
+/// The cache of one call site in generated code.
+#[doc(hidden)]
+pub struct CallSite {
+    /// Points to a leaked `Cached<T>`; never freed, because another thread may be calling the
+    /// rule it holds. One small allocation per site per registry change.
+    cache: AtomicPtr<Header>,
+    caller: &'static str,
+    location: Location,
+}
+
+impl CallSite {
+    /// A call site inside `caller` at `file:line:column`.
+    pub const fn new(caller: &'static str, file: &'static str, line: u32, column: u32) -> Self {
+        CallSite {
+            cache: AtomicPtr::new(ptr::null_mut()),
+            caller,
+            location: Location { file, line, column },
+        }
+    }
+
+    #[inline(always)]
+    fn get<T: 'static>(&self) -> Option<&'static T> {
+        let epoch = EPOCH.load(Ordering::Acquire);
+        let header = self.cache.load(Ordering::Acquire);
+        if header.is_null() {
+            return None;
+        }
+        // SAFETY: a non-null cache pointer always comes from `Box::leak` of a `Cached<U>` in
+        // `set`, never freed; `Cached` is `repr(C)` with the header first, so reading the header
+        // is valid whatever `U` is, and the `TypeId` check makes the cast to `Cached<T>` exact.
+        unsafe {
+            let h = &*header;
+            if h.epoch != epoch || h.type_id != TypeId::of::<T>() {
+                return None;
+            }
+            Some(&(*header.cast::<Cached<T>>()).value)
+        }
+    }
+
+    fn set<T: Send + Sync + 'static>(&self, epoch: u64, value: T) -> &'static T {
+        let cached: &'static mut Cached<T> = Box::leak(Box::new(Cached {
+            header: Header {
+                epoch,
+                type_id: TypeId::of::<T>(),
+            },
+            value,
+        }));
+        self.cache
+            .store(ptr::from_mut(cached).cast::<Header>(), Ordering::Release);
+        &cached.value
+    }
+
+    /// The function that contains this call site.
+    pub fn caller(&self) -> &'static str {
+        self.caller
+    }
+
+    /// Where the call stands.
+    pub fn location(&self) -> Location {
+        self.location
+    }
+}
+
+/// Calls the forward rule that currently wins for `f`, from generated code.
+#[doc(hidden)]
+#[inline]
+pub fn forward<F, A>(
+    site: &'static CallSite,
+    f: F,
+    args: A,
+    tangents: F::Tangents,
+) -> (F::Output, Tan<F::Output>)
+where
+    F: Function<A>,
+    A: 'static,
+{
+    if let Some(rule) = site.get::<ForwardImpl<F, A>>() {
+        return rule.call(args, tangents);
+    }
+    forward_slow(site, f, args, tangents)
+}
+
+#[cold]
+#[inline(never)]
+fn forward_slow<F, A>(
+    site: &'static CallSite,
+    f: F,
+    args: A,
+    tangents: F::Tangents,
+) -> (F::Output, Tan<F::Output>)
+where
+    F: Function<A>,
+    A: 'static,
+{
+    match registry::resolve_forward(f, site.caller, site.location) {
+        Ok((epoch, rule)) => site.set(epoch, rule).call(args, tangents),
+        Err(error) => fail(&error),
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn fail(error: &Error) -> ! {
+    panic!("{error}")
+}

@@ -1,0 +1,107 @@
+//! Errors of rule resolution, as values for the `try_` entry points and as panic messages.
+
+use crate::registry::{Location, Mode};
+use core::fmt;
+
+/// Why a derivative could not be resolved.
+///
+/// The `Display` text is the message a user sees: it names the function, the caller and its
+/// source location, and says how to fix the problem.
+///
+/// ```
+/// fn opaque(x: f64) -> f64 { x.sin() } // neither #[differentiable] nor any rule
+///
+/// let err = ad::try_jvp(opaque, (1.0,), (1.0,)).unwrap_err();
+/// assert!(matches!(err, ad::Error::MissingRule { .. }));
+/// assert!(err.to_string().contains("opaque"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// No rule of any kind for `function` in `mode`.
+    MissingRule {
+        /// Readable path of the function without a derivative.
+        function: String,
+        /// The mode that was asked for.
+        mode: Mode,
+        /// The function whose derivative needed it (or the entry point).
+        caller: String,
+        /// Where the call stands.
+        location: Location,
+    },
+    /// Two or more `#[custom_rule]`s for the same function and mode.
+    Conflict {
+        /// Readable path of the function.
+        function: String,
+        /// The mode of the conflicting rules.
+        mode: Mode,
+        /// Where each of the conflicting rules is defined.
+        rules: Vec<(String, Location)>,
+    },
+    /// A function pointer whose address belongs to several functions (the linker merged
+    /// functions with identical code), so the registry cannot tell which one it is.
+    AmbiguousPointer {
+        /// The functions sharing the address.
+        candidates: Vec<String>,
+        /// Where the call stands.
+        location: Location,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::MissingRule {
+                function,
+                mode,
+                caller,
+                location,
+            } => {
+                let short = function.rsplit("::").next().unwrap_or(function);
+                write!(
+                    f,
+                    "no {mode} derivative for `{function}`, called from `{caller}` at {location}\n\
+                     help: annotate `{short}` with `#[ad::differentiable]`, give it a rule with \
+                     `#[ad::custom_rule({kw}, of = {short})]`, or register one at run time with \
+                     `ad::rules::register_{kw}({short}, ...)`; if its rule lives in a crate that \
+                     nothing else references, add `use that_crate as _;` so that it is linked",
+                    kw = mode.keyword(),
+                )
+            }
+            Error::Conflict {
+                function,
+                mode,
+                rules,
+            } => {
+                write!(
+                    f,
+                    "conflicting {mode} rules for `{function}`: {} `#[custom_rule({})]`s are registered",
+                    rules.len(),
+                    mode.keyword()
+                )?;
+                for (name, location) in rules {
+                    write!(f, "\n  `{name}` at {location}")?;
+                }
+                write!(
+                    f,
+                    "\nhelp: keep one of them; to override a rule for a while, use `ad::rules::register_{}` instead",
+                    mode.keyword()
+                )
+            }
+            Error::AmbiguousPointer {
+                candidates,
+                location,
+            } => {
+                write!(
+                    f,
+                    "the function pointer used at {location} has the address of several functions ({}): \
+                     the linker merged their identical code\nhelp: call the function by name instead of \
+                     through a pointer",
+                    candidates.join(", ")
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}

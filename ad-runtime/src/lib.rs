@@ -1,0 +1,34 @@
+//! Run-time support of the `ad` crate. Users depend on `ad`, which re-exports what is public here.
+
+mod api;
+mod dispatch;
+mod error;
+mod function;
+mod registry;
+pub mod rules;
+mod tangent;
+
+pub use api::{jvp, try_jvp};
+pub use error::Error;
+pub use function::{ForwardClosure, Function, Tan};
+pub use registry::{Location, Mode, Origin};
+pub use tangent::{Differentiable, NoTangent};
+
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::dispatch::{CallSite, forward};
+    pub use crate::registry::{Callee, FnId, Location, Mode, Origin, RULES, RuleEntry};
+    pub use linkme;
+    pub mod ops {
+        pub use crate::ops::*;
+    }
+    pub mod prim {
+        pub use crate::prim::*;
+    }
+    pub use crate::private::*;
+    pub use crate::tangent::Differentiable;
+}
+
+mod ops;
+mod prim;
+mod private;

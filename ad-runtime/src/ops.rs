@@ -1,0 +1,133 @@
+//! Tangents of the arithmetic operators, for generated code.
+//!
+//! Generated code calls these instead of writing `da * b + a * db` itself, so that the tangent
+//! type comes from the operands' types: for floats the functions are that very formula, for
+//! integers everything is [`NoTangent`]. A value the macro could not tell from a float therefore
+//! compiles and carries no derivative, whatever the macro guessed.
+
+use crate::tangent::{Differentiable, NoTangent};
+
+/// A type the arithmetic operators of generated code apply to.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a scalar that `#[differentiable]` code can compute with",
+    note = "differentiable code computes with f64, f32 and integers; give the `let` that holds this value a type"
+)]
+pub trait Scalar: Copy + Differentiable {
+    /// d(a + b)
+    fn add(da: Self::Tangent, db: Self::Tangent) -> Self::Tangent;
+    /// d(a - b)
+    fn sub(da: Self::Tangent, db: Self::Tangent) -> Self::Tangent;
+    /// d(-a)
+    fn neg(da: Self::Tangent) -> Self::Tangent;
+    /// d(a * b) = da b + a db
+    fn mul(a: Self, da: Self::Tangent, b: Self, db: Self::Tangent) -> Self::Tangent;
+    /// d(a * b) with b constant
+    fn mul_l(da: Self::Tangent, b: Self) -> Self::Tangent;
+    /// d(a * b) with a constant
+    fn mul_r(a: Self, db: Self::Tangent) -> Self::Tangent;
+    /// d(a / b) = (da - y db) / b with y = a / b
+    fn div(da: Self::Tangent, b: Self, db: Self::Tangent, y: Self) -> Self::Tangent;
+    /// d(a / b) with b constant
+    fn div_l(da: Self::Tangent, b: Self) -> Self::Tangent;
+    /// d(a / b) with a constant
+    fn div_r(b: Self, db: Self::Tangent, y: Self) -> Self::Tangent;
+    /// d(a % b) = da - db trunc(a / b)
+    fn rem(a: Self, da: Self::Tangent, b: Self, db: Self::Tangent) -> Self::Tangent;
+    /// d(a % b) with b constant
+    fn rem_l(da: Self::Tangent) -> Self::Tangent;
+    /// d(a % b) with a constant
+    fn rem_r(a: Self, b: Self, db: Self::Tangent) -> Self::Tangent;
+}
+
+macro_rules! float_scalar {
+    ($($t:ty)*) => {$(
+        impl Scalar for $t {
+            #[inline(always)] fn add(da: $t, db: $t) -> $t { da + db }
+            #[inline(always)] fn sub(da: $t, db: $t) -> $t { da - db }
+            #[inline(always)] fn neg(da: $t) -> $t { -da }
+            #[inline(always)] fn mul(a: $t, da: $t, b: $t, db: $t) -> $t { da * b + a * db }
+            #[inline(always)] fn mul_l(da: $t, b: $t) -> $t { da * b }
+            #[inline(always)] fn mul_r(a: $t, db: $t) -> $t { a * db }
+            #[inline(always)] fn div(da: $t, b: $t, db: $t, y: $t) -> $t { (da - y * db) / b }
+            #[inline(always)] fn div_l(da: $t, b: $t) -> $t { da / b }
+            #[inline(always)] fn div_r(b: $t, db: $t, y: $t) -> $t { -(y * db) / b }
+            #[inline(always)] fn rem(a: $t, da: $t, b: $t, db: $t) -> $t { da - db * (a / b).trunc() }
+            #[inline(always)] fn rem_l(da: $t) -> $t { da }
+            #[inline(always)] fn rem_r(a: $t, b: $t, db: $t) -> $t { -(db * (a / b).trunc()) }
+        }
+    )*};
+}
+float_scalar!(f32 f64);
+
+macro_rules! inactive_scalar {
+    ($($t:ty)*) => {$(
+        impl Scalar for $t {
+            #[inline(always)] fn add(_: NoTangent, _: NoTangent) -> NoTangent { NoTangent }
+            #[inline(always)] fn sub(_: NoTangent, _: NoTangent) -> NoTangent { NoTangent }
+            #[inline(always)] fn neg(_: NoTangent) -> NoTangent { NoTangent }
+            #[inline(always)] fn mul(_: $t, _: NoTangent, _: $t, _: NoTangent) -> NoTangent { NoTangent }
+            #[inline(always)] fn mul_l(_: NoTangent, _: $t) -> NoTangent { NoTangent }
+            #[inline(always)] fn mul_r(_: $t, _: NoTangent) -> NoTangent { NoTangent }
+            #[inline(always)] fn div(_: NoTangent, _: $t, _: NoTangent, _: $t) -> NoTangent { NoTangent }
+            #[inline(always)] fn div_l(_: NoTangent, _: $t) -> NoTangent { NoTangent }
+            #[inline(always)] fn div_r(_: $t, _: NoTangent, _: $t) -> NoTangent { NoTangent }
+            #[inline(always)] fn rem(_: $t, _: NoTangent, _: $t, _: NoTangent) -> NoTangent { NoTangent }
+            #[inline(always)] fn rem_l(_: NoTangent) -> NoTangent { NoTangent }
+            #[inline(always)] fn rem_r(_: $t, _: $t, _: NoTangent) -> NoTangent { NoTangent }
+        }
+    )*};
+}
+inactive_scalar!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
+
+/// `Self as To`, for tangents: float to float converts the tangent, anything to an integer or
+/// from an integer gives no tangent.
+pub trait CastTo<To: Differentiable>: Differentiable {
+    /// The tangent of `value as To` given the tangent of `value`.
+    fn cast_tangent(self, tangent: Self::Tangent) -> To::Tangent;
+}
+
+macro_rules! cast_float_to_float {
+    ($($from:ty => $($to:ty)*;)*) => {$($(
+        impl CastTo<$to> for $from {
+            #[inline(always)]
+            fn cast_tangent(self, tangent: $from) -> $to { tangent as $to }
+        }
+    )*)*};
+}
+cast_float_to_float! {
+    f32 => f32 f64;
+    f64 => f32 f64;
+}
+
+macro_rules! cast_to_int {
+    ($($from:ty),* => $to:tt) => {$(cast_to_int!(@one $from => $to);)*};
+    (@one $from:ty => [$($to:ty)*]) => {$(
+        impl CastTo<$to> for $from {
+            #[inline(always)]
+            fn cast_tangent(self, _: <$from as Differentiable>::Tangent) -> NoTangent { NoTangent }
+        }
+    )*};
+}
+cast_to_int!(f32, f64, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+    => [i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize]);
+cast_to_int!(bool, char => [i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize]);
+
+macro_rules! cast_int_to_float {
+    ($($from:ty)*) => {$(
+        impl CastTo<f32> for $from {
+            #[inline(always)]
+            fn cast_tangent(self, _: NoTangent) -> f32 { 0.0 }
+        }
+        impl CastTo<f64> for $from {
+            #[inline(always)]
+            fn cast_tangent(self, _: NoTangent) -> f64 { 0.0 }
+        }
+    )*};
+}
+cast_int_to_float!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
+
+/// The tangent of `value as To`.
+#[inline(always)]
+pub fn cast<From: CastTo<To>, To: Differentiable>(value: From, tangent: From::Tangent) -> To::Tangent {
+    value.cast_tangent(tangent)
+}
