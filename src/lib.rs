@@ -1,1 +1,63 @@
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
 
+/// Differentiates a function at compile time.
+///
+/// `#[differentiable]` keeps the function as it is and emits beside it its forward-mode
+/// derivative (JVP) as plain Rust, registered in the rule registry so that [`jvp`] and the
+/// derivatives of other functions find it. Float parameters (`f64`, `f32`) carry derivatives;
+/// integer and `bool` parameters do not. Calls to other functions go through the registry, so a
+/// callee's custom rule is honoured whenever and wherever it is defined.
+///
+/// ```
+/// #[ad::differentiable]
+/// fn softplus(x: f64) -> f64 { (1.0 + x.exp()).ln() }
+///
+/// let (y, dy) = ad::jvp(softplus, (0.0,), (1.0,));
+/// assert!((y - 2.0_f64.ln()).abs() < 1e-15);
+/// assert!((dy - 0.5).abs() < 1e-15); // the logistic function at 0
+/// ```
+///
+/// A construct it cannot differentiate is a compile error at that construct; see the README for
+/// the supported language. `#[differentiable(crate = path::to::ad)]` names the `ad` crate when it
+/// is re-exported under another path.
+pub use ad_macros::differentiable;
+
+/// Gives a function a derivative of your own.
+///
+/// `#[custom_rule(forward, of = f)]` makes the annotated function the forward rule of `f`: it
+/// takes each argument of `f` followed by that argument's tangent, and returns `f`'s value and
+/// its tangent. The rule may stand anywhere in the program, in any module or crate, before or
+/// after the code that uses `f`; it is found at link time. A rule whose signature does not fit
+/// `f` is a compile error that spells out the expected signature.
+///
+/// ```
+/// // f(x) = ln(1 + e^x), written stably for large x
+/// fn softplus(x: f64) -> f64 { if x > 30.0 { x } else { x.exp().ln_1p() } }
+///
+/// #[ad::custom_rule(forward, of = softplus)]
+/// fn softplus_jvp(x: f64, dx: f64) -> (f64, f64) {
+///     (softplus(x), dx / (1.0 + (-x).exp()))
+/// }
+///
+/// let (_, dy) = ad::jvp(softplus, (800.0,), (1.0,));
+/// assert_eq!(dy, 1.0);
+/// ```
+///
+/// `of` may name a function of another crate or one with no Rust source (`libm::erf`, a safe
+/// `extern "C"` function). Two `#[custom_rule]`s for the same function and mode are reported as a
+/// conflict, with both locations, when the derivative is needed.
+pub use ad_macros::custom_rule;
+
+pub use ad_runtime::{
+    Differentiable, Error, ForwardClosure, Function, Location, Mode, NoTangent, Origin, Tan, jvp,
+    try_jvp,
+};
+
+/// Rules registered at run time.
+pub mod rules {
+    pub use ad_runtime::rules::{RuleGuard, register_forward};
+}
+
+#[doc(hidden)]
+pub use ad_runtime::__private;

@@ -1,1 +1,26 @@
+//! Procedural macros of the `ad` crate. Use them through `ad`: `#[ad::differentiable]`,
+//! `#[ad::custom_rule]`.
+
+mod activity;
+mod attr;
+mod expand;
+mod forward;
+mod ir;
+mod lower;
+mod prims;
+
 use proc_macro::TokenStream;
+
+/// See `ad::differentiable`.
+#[proc_macro_attribute]
+pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
+    let original = proc_macro2::TokenStream::from(item.clone());
+    expand::with_fallback(original, expand::differentiable(args.into(), item.into())).into()
+}
+
+/// See `ad::custom_rule`.
+#[proc_macro_attribute]
+pub fn custom_rule(args: TokenStream, item: TokenStream) -> TokenStream {
+    let original = proc_macro2::TokenStream::from(item.clone());
+    expand::with_fallback(original, expand::custom_rule(args.into(), item.into())).into()
+}

@@ -55,7 +55,11 @@ where
 ///
 /// A rule removed by another thread between the check and the call can still make the call panic.
 #[track_caller]
-pub fn try_jvp<F, A>(f: F, args: A, tangents: F::Tangents) -> Result<(F::Output, Tan<F::Output>), Error>
+pub fn try_jvp<F, A>(
+    f: F,
+    args: A,
+    tangents: F::Tangents,
+) -> Result<(F::Output, Tan<F::Output>), Error>
 where
     F: Function<A>,
     A: 'static,

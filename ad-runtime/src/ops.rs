@@ -128,6 +128,9 @@ cast_int_to_float!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
 
 /// The tangent of `value as To`.
 #[inline(always)]
-pub fn cast<From: CastTo<To>, To: Differentiable>(value: From, tangent: From::Tangent) -> To::Tangent {
+pub fn cast<From: CastTo<To>, To: Differentiable>(
+    value: From,
+    tangent: From::Tangent,
+) -> To::Tangent {
     value.cast_tangent(tangent)
 }

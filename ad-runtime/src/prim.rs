@@ -165,7 +165,11 @@ pub fn powf<S: Real>(x: S, p: S, y: S) -> (S, S) {
     } else {
         p * x.powf(p - S::c(1.0))
     };
-    let dp = if y == S::c(0.0) { S::c(0.0) } else { y * x.ln() };
+    let dp = if y == S::c(0.0) {
+        S::c(0.0)
+    } else {
+        y * x.ln()
+    };
     (dx, dp)
 }
 

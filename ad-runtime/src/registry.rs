@@ -177,10 +177,7 @@ fn static_index() -> &'static StaticIndex {
                 by_address.entry(address).or_default().push(entry);
             }
         }
-        StaticIndex {
-            by_key,
-            by_address,
-        }
+        StaticIndex { by_key, by_address }
     })
 }
 
@@ -222,7 +219,10 @@ pub(crate) fn key_of<F: Function<A>, A>(f: F, location: Location) -> Result<Key,
             address: 0,
         }),
         many => Err(Error::AmbiguousPointer {
-            candidates: many.iter().map(|e| (e.function.name)().to_owned()).collect(),
+            candidates: many
+                .iter()
+                .map(|e| (e.function.name)().to_owned())
+                .collect(),
             location,
         }),
     }
@@ -353,10 +353,9 @@ fn check_rec(
 pub(crate) fn forward_rule<F: Function<A>, A>(resolution: &Resolution<'_>) -> ForwardImpl<F, A> {
     match resolution {
         Resolution::Runtime(rule) => {
-            let rule = rule
-                .rule
-                .downcast_ref::<Arc<F::DynForward>>()
-                .expect("ad: a run-time rule is stored under the key of a function of another type");
+            let rule = rule.rule.downcast_ref::<Arc<F::DynForward>>().expect(
+                "ad: a run-time rule is stored under the key of a function of another type",
+            );
             ForwardImpl::Runtime(rule.clone())
         }
         Resolution::Static(entry) => {

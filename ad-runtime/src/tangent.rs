@@ -92,7 +92,23 @@ macro_rules! no_tangent {
         }
     )*};
 }
-no_tangent!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool, char, ());
+no_tangent!(
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    bool,
+    char,
+    ()
+);
 
 macro_rules! tuple_tangent {
     ($(($($T:ident $i:tt),+))*) => {$(

@@ -1,0 +1,179 @@
+//! Activity analysis: which values and variables may carry a derivative.
+//!
+//! A value is active if it depends on an active parameter through an operation that propagates
+//! derivatives. The analysis over-approximates (a variable is active if any write to it is), and
+//! that is safe: generated code takes tangent types from traits, so a value wrongly thought active
+//! gets a zero-sized `NoTangent`, never a wrong derivative. Only inactive values skip work.
+
+use crate::ir::{Block, Func, Inst, Value, Var};
+use crate::lower::known_inactive;
+
+pub struct Activity {
+    pub values: Vec<bool>,
+    pub vars: Vec<bool>,
+}
+
+impl Activity {
+    pub fn value(&self, v: Value) -> bool {
+        self.values[v.0 as usize]
+    }
+
+    pub fn var(&self, v: Var) -> bool {
+        self.vars[v.0 as usize]
+    }
+}
+
+pub fn analyse(func: &Func) -> Activity {
+    let mut act = Activity {
+        values: vec![false; func.values.len()],
+        vars: vec![false; func.vars.len()],
+    };
+    for p in &func.params {
+        act.vars[p.var.0 as usize] = !func.vars[p.var.0 as usize].known_inactive;
+    }
+    // Iterate to a fixed point: a variable assigned an active value later in the body (or, with
+    // loops, in a later iteration) makes earlier reads of it active too.
+    loop {
+        let mut changed = false;
+        block(func, &func.body, &mut act, &mut changed);
+        if !changed {
+            return act;
+        }
+    }
+}
+
+fn set_value(act: &mut Activity, v: Value, active: bool, changed: &mut bool) {
+    if active && !act.values[v.0 as usize] {
+        act.values[v.0 as usize] = true;
+        *changed = true;
+    }
+}
+
+fn set_var(func: &Func, act: &mut Activity, var: Var, active: bool, changed: &mut bool) {
+    if active && !func.vars[var.0 as usize].known_inactive && !act.vars[var.0 as usize] {
+        act.vars[var.0 as usize] = true;
+        *changed = true;
+    }
+}
+
+fn block(func: &Func, b: &Block, act: &mut Activity, changed: &mut bool) {
+    for inst in &b.insts {
+        match inst {
+            Inst::Const { .. }
+            | Inst::Opaque { .. }
+            | Inst::Inactive { .. }
+            | Inst::Verbatim { .. } => {}
+            Inst::Read { out, var } => {
+                let a = act.var(*var);
+                set_value(act, *out, a, changed);
+            }
+            Inst::Neg { out, a } | Inst::Field { out, a, .. } => {
+                let a = act.value(*a);
+                set_value(act, *out, a, changed);
+            }
+            Inst::Arith { out, a, b, .. } => {
+                let x = act.value(*a) || act.value(*b);
+                set_value(act, *out, x, changed);
+            }
+            Inst::Method {
+                out,
+                recv,
+                args,
+                prim,
+                ..
+            } => {
+                // `powi`'s exponent is an integer: only the receiver carries a derivative.
+                let x = act.value(*recv)
+                    || (prim.shape != crate::prims::Shape::PowI
+                        && args.iter().any(|a| act.value(*a)));
+                set_value(act, *out, x, changed);
+            }
+            Inst::Call { out, args, .. } => {
+                let x = args.iter().any(|a| act.value(*a));
+                set_value(act, *out, x, changed);
+            }
+            Inst::Cast { out, a, ty } => {
+                let x = act.value(*a) && !known_inactive(ty);
+                set_value(act, *out, x, changed);
+            }
+            Inst::Tuple { out, elems } => {
+                let x = elems.iter().any(|a| act.value(*a));
+                set_value(act, *out, x, changed);
+            }
+            Inst::Let { var, init } => {
+                if let Some(init) = init {
+                    let x = act.value(*init);
+                    set_var(func, act, *var, x, changed);
+                }
+            }
+            Inst::Assign { var, value } => {
+                let x = act.value(*value);
+                set_var(func, act, *var, x, changed);
+            }
+            Inst::Block { out, block: inner } => {
+                block(func, inner, act, changed);
+                if let (Some(out), Some(r)) = (out, inner.result) {
+                    let x = act.value(r);
+                    set_value(act, *out, x, changed);
+                }
+            }
+            Inst::If {
+                out,
+                then_block,
+                else_block,
+                ..
+            } => {
+                block(func, then_block, act, changed);
+                block(func, else_block, act, changed);
+                if let Some(out) = out {
+                    let x = [then_block.result, else_block.result]
+                        .into_iter()
+                        .flatten()
+                        .any(|r| act.value(r));
+                    set_value(act, *out, x, changed);
+                }
+            }
+            Inst::Return { .. } => {}
+        }
+    }
+}
+
+/// Errors for verbatim expressions that read a variable carrying a derivative.
+pub fn check(func: &Func, act: &Activity, errors: &mut Vec<syn::Error>) {
+    check_block(func, &func.body, act, errors);
+}
+
+fn check_block(func: &Func, b: &Block, act: &Activity, errors: &mut Vec<syn::Error>) {
+    for inst in &b.insts {
+        match inst {
+            Inst::Opaque {
+                tokens,
+                reads,
+                only_inactive: Some(what),
+                ..
+            } => {
+                if let Some(var) = reads.iter().find(|v| act.var(**v)) {
+                    let name = &func.vars[var.0 as usize].ident;
+                    errors.push(syn::Error::new_spanned(
+                        tokens,
+                        format!(
+                            "#[differentiable] does not support {what} on `{name}`, which carries a derivative; \
+                             move this computation into a function and call it (give that function #[differentiable] or a #[custom_rule]), \
+                             or give `{name}` an integer type if it has no derivative"
+                        ),
+                    ));
+                }
+            }
+            Inst::Block { block, .. } => check_block(func, block, act, errors),
+            Inst::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                check_block(func, then_block, act, errors);
+                check_block(func, else_block, act, errors);
+            }
+            _ => {}
+        }
+    }
+}

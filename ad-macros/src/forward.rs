@@ -1,0 +1,436 @@
+//! Forward mode: emits the JVP of an `ir::Func` as a plain Rust function.
+//!
+//! The JVP keeps the primal's structure: each instruction computes its value exactly as the
+//! user's code does (same operations, same order, so values are bit-identical), followed by its
+//! tangent when the value is active. Primal variables keep the user's names; tangents and
+//! temporaries use mixed-site hygiene, so they can never collide with the user's names.
+
+use crate::activity::Activity;
+use crate::ir::{Arith, Block, Func, Inst, Value, Var};
+use crate::prims::Shape;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::Ident;
+
+/// A call through the registry inside the generated code.
+pub struct CalleeSite {
+    pub callee: TokenStream,
+    pub span: Span,
+}
+
+pub struct Forward<'a> {
+    func: &'a Func,
+    act: &'a Activity,
+    krate: &'a TokenStream,
+    caller: TokenStream,
+    pub callees: Vec<CalleeSite>,
+}
+
+fn hyg(name: String) -> Ident {
+    Ident::new(&name, Span::mixed_site())
+}
+
+impl<'a> Forward<'a> {
+    pub fn new(func: &'a Func, act: &'a Activity, krate: &'a TokenStream) -> Self {
+        let name = func.name.to_string();
+        Forward {
+            func,
+            act,
+            krate,
+            caller: quote!(::core::concat!(::core::module_path!(), "::", #name)),
+            callees: Vec::new(),
+        }
+    }
+
+    /// The name of the generated JVP function.
+    pub fn fn_name(func: &Func) -> Ident {
+        hyg(format!("__ad_forward_{}", func.name))
+    }
+
+    fn var_ident(&self, var: Var) -> Ident {
+        self.func.vars[var.0 as usize].ident.clone()
+    }
+
+    fn var_tangent(&self, var: Var) -> Ident {
+        hyg(format!("d{}", self.func.vars[var.0 as usize].ident))
+    }
+
+    /// How a value is written in generated code. Constants and reads that are not overwritten
+    /// before their use are written in place; everything else lives in a temporary.
+    fn p(&self, v: Value, insts: &Aliases) -> TokenStream {
+        match insts.primal.get(&v.0) {
+            Some(ts) => ts.clone(),
+            None => {
+                let id = hyg(format!("__v{}", v.0));
+                quote!(#id)
+            }
+        }
+    }
+
+    fn t(&self, v: Value, insts: &Aliases) -> TokenStream {
+        match insts.tangent.get(&v.0) {
+            Some(ts) => ts.clone(),
+            None => {
+                let id = hyg(format!("__d{}", v.0));
+                quote!(#id)
+            }
+        }
+    }
+
+    fn active(&self, v: Value) -> bool {
+        self.act.value(v)
+    }
+
+    /// The tangent of `v`, or a zero of the right type if `v` carries none.
+    fn t_or_zero(&self, v: Value, al: &Aliases) -> TokenStream {
+        if self.active(v) {
+            self.t(v, al)
+        } else {
+            let p = self.p(v, al);
+            let krate = self.krate;
+            quote!(#krate::__private::zero(&#p))
+        }
+    }
+
+    pub fn emit(&mut self) -> TokenStream {
+        let func = self.func;
+        let krate = self.krate;
+        let name = Self::fn_name(func);
+        let mut params = Vec::new();
+        for p in &func.params {
+            let var = &func.vars[p.var.0 as usize];
+            let ident = &var.ident;
+            let ty = &p.ty;
+            let m = var.mutable.then(|| quote!(mut));
+            params.push(quote!(#m #ident: #ty));
+            if self.act.var(p.var) {
+                let d = self.var_tangent(p.var);
+                params.push(quote!(#m #d: <#ty as #krate::__private::Differentiable>::Tangent));
+            } else {
+                params.push(quote!(_: <#ty as #krate::__private::Differentiable>::Tangent));
+            }
+        }
+        let ret = &func.ret;
+        let mut al = Aliases::default();
+        let body = self.block(&func.body, &mut al);
+        let tail = func.body.result.map(|r| {
+            let p = self.p(r, &al);
+            let t = self.t_or_zero(r, &al);
+            quote!((#p, #t))
+        });
+        quote! {
+            #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unreachable_code, clippy::all, clippy::pedantic, clippy::nursery)]
+            #[inline]
+            fn #name(#(#params),*) -> (#ret, <#ret as #krate::__private::Differentiable>::Tangent) {
+                #body
+                #tail
+            }
+        }
+    }
+
+    fn block(&mut self, b: &Block, al: &mut Aliases) -> TokenStream {
+        let mut out = TokenStream::new();
+        for inst in &b.insts {
+            out.extend(self.inst(inst, al));
+        }
+        out
+    }
+
+    /// The block as a value-producing block: statements then `(value, tangent)` or `value`.
+    fn block_value(&mut self, b: &Block, out_active: bool, al: &Aliases) -> TokenStream {
+        let mut inner = al.clone();
+        let body = self.block(b, &mut inner);
+        let tail = b.result.map(|r| {
+            let p = self.p(r, &inner);
+            if out_active {
+                let t = self.t_or_zero(r, &inner);
+                quote!((#p, #t))
+            } else {
+                p
+            }
+        });
+        quote!({ #body #tail })
+    }
+
+    fn def(&self, out: Value, primal: TokenStream, tangent: Option<TokenStream>) -> TokenStream {
+        let v = hyg(format!("__v{}", out.0));
+        match tangent {
+            Some(t) if self.active(out) => {
+                let d = hyg(format!("__d{}", out.0));
+                quote!(let #v = #primal; let #d = #t;)
+            }
+            _ => quote!(let #v = #primal;),
+        }
+    }
+
+    fn inst(&mut self, inst: &Inst, al: &mut Aliases) -> TokenStream {
+        let krate = self.krate.clone();
+        match inst {
+            Inst::Const { out, tokens } => {
+                // An unsuffixed numeric literal gets its type from its uses; it is bound once so
+                // that its value and any zero tangent made from it share that type.
+                if is_untyped_number(tokens) {
+                    self.def(*out, tokens.clone(), None)
+                } else {
+                    al.primal.insert(out.0, tokens.clone());
+                    TokenStream::new()
+                }
+            }
+            Inst::Opaque { out, tokens, .. } => self.def(*out, tokens.clone(), None),
+            Inst::Read { out, var } => {
+                let x = self.var_ident(*var);
+                let dx = self.var_tangent(*var);
+                if self.func.values[out.0 as usize].needs_copy {
+                    self.def(*out, quote!(#x), Some(quote!(#dx)))
+                } else {
+                    al.primal.insert(out.0, quote!(#x));
+                    if self.act.var(*var) {
+                        al.tangent.insert(out.0, quote!(#dx));
+                    }
+                    TokenStream::new()
+                }
+            }
+            Inst::Neg { out, a } => {
+                let pa = self.p(*a, al);
+                let ta = self.t(*a, al);
+                self.def(*out, quote!(-#pa), Some(quote!(-#ta)))
+            }
+            Inst::Arith {
+                out,
+                op,
+                a,
+                b,
+                op_tokens,
+            } => {
+                let (pa, pb) = (self.p(*a, al), self.p(*b, al));
+                let (ta, tb) = (self.t(*a, al), self.t(*b, al));
+                let y = hyg(format!("__v{}", out.0));
+                let s = quote!(#krate::__private::ops::Scalar);
+                let tangent = match (op, self.active(*a), self.active(*b)) {
+                    (_, false, false) => None,
+                    (Arith::Add, true, true) => Some(quote!(#ta + #tb)),
+                    (Arith::Add | Arith::Sub, true, false) => Some(quote!(#ta)),
+                    (Arith::Add, false, true) => Some(quote!(#tb)),
+                    (Arith::Sub, true, true) => Some(quote!(#ta - #tb)),
+                    (Arith::Sub, false, true) => Some(quote!(-#tb)),
+                    (Arith::Mul, true, true) => Some(quote!(#s::mul(#pa, #ta, #pb, #tb))),
+                    (Arith::Mul, true, false) => Some(quote!(#s::mul_l(#ta, #pb))),
+                    (Arith::Mul, false, true) => Some(quote!(#s::mul_r(#pa, #tb))),
+                    (Arith::Div, true, true) => Some(quote!(#s::div(#ta, #pb, #tb, #y))),
+                    (Arith::Div, true, false) => Some(quote!(#s::div_l(#ta, #pb))),
+                    (Arith::Div, false, true) => Some(quote!(#s::div_r(#pb, #tb, #y))),
+                    (Arith::Rem, true, true) => Some(quote!(#s::rem(#pa, #ta, #pb, #tb))),
+                    (Arith::Rem, true, false) => Some(quote!(#s::rem_l(#ta))),
+                    (Arith::Rem, false, true) => Some(quote!(#s::rem_r(#pa, #pb, #tb))),
+                };
+                self.def(*out, quote!(#pa #op_tokens #pb), tangent)
+            }
+            Inst::Inactive {
+                out,
+                a,
+                b,
+                op_tokens,
+            } => {
+                let (pa, pb) = (self.p(*a, al), self.p(*b, al));
+                self.def(*out, quote!(#pa #op_tokens #pb), None)
+            }
+            Inst::Method {
+                out,
+                prim,
+                method,
+                ufcs,
+                recv,
+                args,
+            } => {
+                let pr = self.p(*recv, al);
+                let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
+                let primal = match ufcs {
+                    Some(ty) => quote!(#ty::#method(#pr #(, #pargs)*)),
+                    None => quote!(#pr.#method(#(#pargs),*)),
+                };
+                let y = hyg(format!("__v{}", out.0));
+                let partial_fn = Ident::new(prim.name, method.span());
+                let prim_path = quote!(#krate::__private::prim::#partial_fn);
+                let tangent = if !self.active(*out) {
+                    None
+                } else {
+                    match prim.shape {
+                        Shape::Unary => {
+                            let tr = self.t(*recv, al);
+                            Some(quote!(#prim_path(#pr, #y) * #tr))
+                        }
+                        Shape::PowI => {
+                            let tr = self.t(*recv, al);
+                            let n = &pargs[0];
+                            Some(quote!(#prim_path(#pr, #n, #y) * #tr))
+                        }
+                        Shape::Multi(_) => {
+                            let inputs: Vec<Value> =
+                                std::iter::once(*recv).chain(args.iter().copied()).collect();
+                            let partials = hyg(format!("__p{}", out.0));
+                            let terms: Vec<TokenStream> = inputs
+                                .iter()
+                                .enumerate()
+                                .filter(|(_, v)| self.active(**v))
+                                .map(|(i, v)| {
+                                    let idx = syn::Index::from(i);
+                                    let t = self.t(*v, al);
+                                    quote!(#partials.#idx * #t)
+                                })
+                                .collect();
+                            Some(quote!({
+                                let #partials = #prim_path(#pr #(, #pargs)*, #y);
+                                #(#terms)+*
+                            }))
+                        }
+                    }
+                };
+                self.def(*out, primal, tangent)
+            }
+            Inst::Call {
+                out,
+                callee,
+                args,
+                span,
+            } => {
+                let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
+                if !self.active(*out) {
+                    return self.def(*out, quote!(#callee(#(#pargs),*)), None);
+                }
+                let targs: Vec<TokenStream> = args.iter().map(|a| self.t_or_zero(*a, al)).collect();
+                self.callees.push(CalleeSite {
+                    callee: callee.clone(),
+                    span: *span,
+                });
+                let v = hyg(format!("__v{}", out.0));
+                let d = hyg(format!("__d{}", out.0));
+                let site = hyg("__AD_SITE".to_owned());
+                let caller = &self.caller;
+                let line = quote_spanned!(*span=> ::core::line!());
+                let column = quote_spanned!(*span=> ::core::column!());
+                quote! {
+                    let (#v, #d) = {
+                        static #site: #krate::__private::CallSite =
+                            #krate::__private::CallSite::new(#caller, ::core::file!(), #line, #column);
+                        #krate::__private::forward(&#site, #callee, (#(#pargs,)*), (#(#targs,)*))
+                    };
+                }
+            }
+            Inst::Cast { out, a, ty } => {
+                let pa = self.p(*a, al);
+                let tangent = self.active(*a).then(|| {
+                    let ta = self.t(*a, al);
+                    quote!(#krate::__private::ops::cast::<_, #ty>(#pa, #ta))
+                });
+                self.def(*out, quote!(#pa as #ty), tangent)
+            }
+            Inst::Tuple { out, elems } => {
+                let ps: Vec<TokenStream> = elems.iter().map(|e| self.p(*e, al)).collect();
+                let ts: Vec<TokenStream> = elems.iter().map(|e| self.t_or_zero(*e, al)).collect();
+                self.def(*out, quote!((#(#ps,)*)), Some(quote!((#(#ts,)*))))
+            }
+            Inst::Field { out, a, index } => {
+                let pa = self.p(*a, al);
+                let ta = self.t(*a, al);
+                self.def(*out, quote!(#pa.#index), Some(quote!(#ta.#index)))
+            }
+            Inst::Let { var, init } => {
+                let data = &self.func.vars[var.0 as usize];
+                let x = &data.ident;
+                let m = data.mutable.then(|| quote!(mut));
+                let ty = data.ty.as_ref().map(|t| quote!(: #t));
+                let pinit = init.map(|v| {
+                    let p = self.p(v, al);
+                    quote!(= #p)
+                });
+                let mut ts = quote!(let #m #x #ty #pinit;);
+                if self.act.var(*var) {
+                    let dx = self.var_tangent(*var);
+                    let dty = data
+                        .ty
+                        .as_ref()
+                        .map(|t| quote!(: <#t as #krate::__private::Differentiable>::Tangent));
+                    let tinit = init.map(|v| {
+                        let t = self.t_or_zero(v, al);
+                        quote!(= #t)
+                    });
+                    ts.extend(quote!(let #m #dx #dty #tinit;));
+                }
+                ts
+            }
+            Inst::Assign { var, value } => {
+                let x = self.var_ident(*var);
+                let p = self.p(*value, al);
+                let mut ts = quote!(#x = #p;);
+                if self.act.var(*var) {
+                    let dx = self.var_tangent(*var);
+                    let t = self.t_or_zero(*value, al);
+                    ts.extend(quote!(#dx = #t;));
+                }
+                ts
+            }
+            Inst::Block { out, block } => {
+                let out_active = out.is_some_and(|o| self.active(o));
+                let body = self.block_value(block, out_active, al);
+                self.bind_result(*out, out_active, body)
+            }
+            Inst::If {
+                out,
+                cond,
+                then_block,
+                else_block,
+            } => {
+                let out_active = out.is_some_and(|o| self.active(o));
+                let c = self.p(*cond, al);
+                let then_b = self.block_value(then_block, out_active, al);
+                let else_b = self.block_value(else_block, out_active, al);
+                self.bind_result(*out, out_active, quote!(if #c #then_b else #else_b))
+            }
+            Inst::Return { value } => {
+                let p = self.p(*value, al);
+                let t = self.t_or_zero(*value, al);
+                quote!(return (#p, #t);)
+            }
+            Inst::Verbatim { tokens } => tokens.clone(),
+        }
+    }
+
+    fn bind_result(&self, out: Option<Value>, out_active: bool, expr: TokenStream) -> TokenStream {
+        match out {
+            None => quote!(#expr;),
+            Some(o) => {
+                let v = hyg(format!("__v{}", o.0));
+                if out_active {
+                    let d = hyg(format!("__d{}", o.0));
+                    quote!(let (#v, #d) = #expr;)
+                } else {
+                    quote!(let #v = #expr;)
+                }
+            }
+        }
+    }
+}
+
+/// Values written in place rather than through a temporary, per scope.
+#[derive(Clone, Default)]
+pub struct Aliases {
+    primal: std::collections::HashMap<u32, TokenStream>,
+    tangent: std::collections::HashMap<u32, TokenStream>,
+}
+
+fn is_untyped_number(tokens: &TokenStream) -> bool {
+    let mut iter = tokens.clone().into_iter();
+    match (iter.next(), iter.next()) {
+        (Some(proc_macro2::TokenTree::Literal(l)), None) => {
+            let s = l.to_string();
+            s.starts_with(|c: char| c.is_ascii_digit())
+                && ![
+                    "f32", "f64", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32",
+                    "u64", "u128", "usize",
+                ]
+                .iter()
+                .any(|suffix| s.ends_with(suffix))
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,180 @@
+//! The typed IR that `#[differentiable]` lowers a function into.
+//!
+//! Values are `u32` handles into `Func::values`, variables `u32` handles into `Func::vars`.
+//! Instructions sit in blocks in evaluation order; `if` and block expressions nest blocks, so
+//! a block's instruction list read backwards is the order a reverse sweep visits them in.
+
+use proc_macro2::{Span, TokenStream};
+use syn::{Ident, Index, Type};
+
+/// A temporary: the result of one instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Value(pub u32);
+
+/// A variable of the user's program (a parameter or a `let` binding).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Var(pub u32);
+
+pub struct VarData {
+    /// The user's name, with the user's span.
+    pub ident: Ident,
+    pub ty: Option<Type>,
+    pub mutable: bool,
+    /// Its type says it has no derivative (integers, `bool`, ...).
+    pub known_inactive: bool,
+}
+
+pub struct ValueData {
+    pub span: Span,
+    /// A read of a variable that is assigned before the read is used: copy it into a temporary.
+    pub needs_copy: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arith {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+pub enum Inst {
+    /// A literal or a constant path: no derivative.
+    Const {
+        out: Value,
+        tokens: TokenStream,
+    },
+    /// An expression kept verbatim for its primal value (comparisons, `&&`, conditions,
+    /// integer-only code); its result has no derivative. If `only_inactive`, it must not read a
+    /// variable that carries a derivative (checked after activity analysis).
+    Opaque {
+        out: Value,
+        tokens: TokenStream,
+        reads: Vec<Var>,
+        only_inactive: Option<&'static str>,
+    },
+    Read {
+        out: Value,
+        var: Var,
+    },
+    Neg {
+        out: Value,
+        a: Value,
+    },
+    Arith {
+        out: Value,
+        op: Arith,
+        a: Value,
+        b: Value,
+        op_tokens: TokenStream,
+    },
+    /// An operator whose result has no derivative: comparisons, bit operations, shifts.
+    Inactive {
+        out: Value,
+        a: Value,
+        b: Value,
+        op_tokens: TokenStream,
+    },
+    /// An inherent float method: a primitive differentiated inline.
+    Method {
+        out: Value,
+        prim: &'static crate::prims::Prim,
+        method: Ident,
+        /// `Some(f64)` when written `f64::sin(x)`: emitted the same way.
+        ufcs: Option<Ident>,
+        recv: Value,
+        args: Vec<Value>,
+    },
+    /// A call of another function, resolved through the registry.
+    Call {
+        out: Value,
+        callee: TokenStream,
+        args: Vec<Value>,
+        span: Span,
+    },
+    Cast {
+        out: Value,
+        a: Value,
+        ty: Type,
+    },
+    Tuple {
+        out: Value,
+        elems: Vec<Value>,
+    },
+    Field {
+        out: Value,
+        a: Value,
+        index: Index,
+    },
+    Let {
+        var: Var,
+        init: Option<Value>,
+    },
+    Assign {
+        var: Var,
+        value: Value,
+    },
+    /// A block expression with its own scope.
+    Block {
+        out: Option<Value>,
+        block: Block,
+    },
+    If {
+        out: Option<Value>,
+        cond: Value,
+        then_block: Block,
+        else_block: Block,
+    },
+    Return {
+        value: Value,
+    },
+    /// A statement kept as it is: `assert!`, nested items.
+    Verbatim {
+        tokens: TokenStream,
+    },
+}
+
+pub struct Block {
+    pub insts: Vec<Inst>,
+    /// The value of the block's tail expression; `None` if it has none or diverges.
+    pub result: Option<Value>,
+}
+
+pub struct Param {
+    pub var: Var,
+    pub ty: Type,
+}
+
+pub struct Func {
+    pub name: Ident,
+    pub params: Vec<Param>,
+    pub ret: Type,
+    pub body: Block,
+    pub values: Vec<ValueData>,
+    pub vars: Vec<VarData>,
+}
+
+impl Inst {
+    /// The value this instruction defines, if any.
+    pub fn out(&self) -> Option<Value> {
+        match self {
+            Inst::Const { out, .. }
+            | Inst::Opaque { out, .. }
+            | Inst::Read { out, .. }
+            | Inst::Neg { out, .. }
+            | Inst::Arith { out, .. }
+            | Inst::Inactive { out, .. }
+            | Inst::Method { out, .. }
+            | Inst::Call { out, .. }
+            | Inst::Cast { out, .. }
+            | Inst::Tuple { out, .. }
+            | Inst::Field { out, .. } => Some(*out),
+            Inst::Block { out, .. } | Inst::If { out, .. } => *out,
+            Inst::Let { .. }
+            | Inst::Assign { .. }
+            | Inst::Return { .. }
+            | Inst::Verbatim { .. } => None,
+        }
+    }
+}

@@ -1,0 +1,910 @@
+//! Parsing and validation: a `syn::ItemFn` becomes an `ir::Func`, or errors at the offending
+//! tokens, all of them together.
+
+use crate::ir::{Arith, Block, Func, Inst, Param, Value, ValueData, Var, VarData};
+use crate::prims::{self, Shape};
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{ToTokens, quote};
+use std::collections::HashMap;
+use syn::spanned::Spanned;
+use syn::{BinOp, Expr, FnArg, Ident, ItemFn, Pat, ReturnType, Stmt, Type, UnOp};
+
+pub struct Lower {
+    values: Vec<ValueData>,
+    vars: Vec<VarData>,
+    scopes: Vec<HashMap<String, Var>>,
+    /// Reads of variables whose value is not consumed yet: an assignment to the variable before
+    /// their use makes them copy the old value.
+    pending: Vec<(Value, Var)>,
+    pub errors: Vec<syn::Error>,
+}
+
+fn err(tokens: impl ToTokens, msg: impl std::fmt::Display) -> syn::Error {
+    syn::Error::new_spanned(tokens, msg)
+}
+
+/// The last path segment of a type, if it is a plain path such as `f64` or `core::primitive::u8`.
+fn type_name(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.to_string()),
+        Type::Paren(p) => type_name(&p.elem),
+        Type::Group(g) => type_name(&g.elem),
+        _ => None,
+    }
+}
+
+/// Whether a type certainly carries no derivative (integers, `bool`, `char`, `()`, tuples of these).
+pub fn known_inactive(ty: &Type) -> bool {
+    match ty {
+        Type::Tuple(t) => t.elems.iter().all(known_inactive),
+        Type::Paren(p) => known_inactive(&p.elem),
+        Type::Group(g) => known_inactive(&g.elem),
+        _ => type_name(ty).is_some_and(|n| prims::is_inactive_type_name(&n)),
+    }
+}
+
+/// Types a parameter or result of a differentiable function may have in this version.
+fn supported_value_type(ty: &Type) -> bool {
+    match ty {
+        Type::Tuple(t) => t.elems.iter().all(supported_value_type),
+        Type::Paren(p) => supported_value_type(&p.elem),
+        Type::Group(g) => supported_value_type(&g.elem),
+        Type::Path(p) => p.qself.is_none() && p.path.segments.iter().all(|s| s.arguments.is_none()),
+        _ => false,
+    }
+}
+
+impl Lower {
+    pub fn new() -> Self {
+        Lower {
+            values: Vec::new(),
+            vars: Vec::new(),
+            scopes: vec![HashMap::new()],
+            pending: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    fn value(&mut self, span: Span) -> Value {
+        self.values.push(ValueData {
+            span,
+            needs_copy: false,
+        });
+        Value(self.values.len() as u32 - 1)
+    }
+
+    fn new_var(&mut self, ident: Ident, ty: Option<Type>, mutable: bool) -> Var {
+        let known_inactive = ty.as_ref().is_some_and(known_inactive);
+        self.vars.push(VarData {
+            ident,
+            ty,
+            mutable,
+            known_inactive,
+        });
+        Var(self.vars.len() as u32 - 1)
+    }
+
+    fn bind(&mut self, var: Var) {
+        let name = self.vars[var.0 as usize].ident.to_string();
+        self.scopes.last_mut().expect("a scope").insert(name, var);
+    }
+
+    fn lookup(&self, name: &str) -> Option<Var> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    fn dummy(&mut self, out: &mut Vec<Inst>, span: Span) -> Value {
+        let v = self.value(span);
+        out.push(Inst::Const {
+            out: v,
+            tokens: quote!(::core::unreachable!()),
+        });
+        v
+    }
+
+    /// Lowers a function: checks the signature, then the body.
+    pub fn function(mut self, item: &ItemFn) -> Result<Func, syn::Error> {
+        let sig = &item.sig;
+        if let Some(t) = &sig.constness {
+            self.errors.push(err(
+                t,
+                "#[differentiable] does not support `const fn`; remove `const`",
+            ));
+        }
+        if let Some(t) = &sig.asyncness {
+            self.errors.push(err(t, "#[differentiable] does not support `async fn`; differentiate a synchronous function"));
+        }
+        if !matches!(sig.safety, syn::Safety::Default) {
+            self.errors.push(err(&sig.safety, "#[differentiable] does not support `unsafe fn`; keep the unsafe code in a function with a #[custom_rule]"));
+        }
+        if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+            self.errors.push(err(&sig.generics, "#[differentiable] does not support generic functions; write the function for `f64` (or `f32`)"));
+        }
+        if let Some(v) = &sig.variadic {
+            self.errors.push(err(
+                v,
+                "#[differentiable] does not support variadic functions",
+            ));
+        }
+        let ret = match &sig.output {
+            ReturnType::Default => {
+                self.errors.push(err(sig, "#[differentiable] function must return a value: add `-> f64` (or a tuple of results)"));
+                syn::parse_quote!(())
+            }
+            ReturnType::Type(_, ty) => {
+                if !supported_value_type(ty) {
+                    self.errors.push(err(ty, "#[differentiable] supports results that are floats, integers, bools or tuples of these; return a tuple of scalars"));
+                }
+                (**ty).clone()
+            }
+        };
+        let mut params = Vec::new();
+        for (i, arg) in sig.inputs.iter().enumerate() {
+            match arg {
+                FnArg::Receiver(r) => self.errors.push(err(r, "#[differentiable] does not support methods; write a free function that takes the value as an argument")),
+                FnArg::Typed(pt) => {
+                    if !supported_value_type(&pt.ty) {
+                        self.errors.push(err(&pt.ty, "#[differentiable] supports parameters that are floats, integers, bools or tuples of these; pass the scalars as separate arguments"));
+                    }
+                    let (ident, mutable) = match &*pt.pat {
+                        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => (p.ident.clone(), p.mutability.is_some()),
+                        Pat::Wild(w) => (Ident::new(&format!("__ad_arg{i}"), w.span()), false),
+                        other => {
+                            self.errors.push(err(other, "#[differentiable] parameters must be plain names such as `x: f64`; destructure inside the body"));
+                            (Ident::new(&format!("__ad_arg{i}"), other.span()), false)
+                        }
+                    };
+                    let var = self.new_var(ident, Some((*pt.ty).clone()), mutable);
+                    self.bind(var);
+                    params.push(Param { var, ty: (*pt.ty).clone() });
+                }
+            }
+        }
+        let body = self.block_stmts(&item.block.stmts);
+        if let Some(e) = self.errors.drain(..).reduce(|mut a, b| {
+            a.combine(b);
+            a
+        }) {
+            return Err(e);
+        }
+        Ok(Func {
+            name: sig.ident.clone(),
+            params,
+            ret,
+            body,
+            values: self.values,
+            vars: self.vars,
+        })
+    }
+
+    fn block(&mut self, block: &syn::Block) -> Block {
+        self.scopes.push(HashMap::new());
+        let b = self.block_stmts(&block.stmts);
+        self.scopes.pop();
+        b
+    }
+
+    fn block_stmts(&mut self, stmts: &[Stmt]) -> Block {
+        let mut insts = Vec::new();
+        let mut result = None;
+        for (i, stmt) in stmts.iter().enumerate() {
+            let mark = self.pending.len();
+            let last = i + 1 == stmts.len();
+            match stmt {
+                Stmt::Local(local) => self.local(local, &mut insts),
+                Stmt::Item(item) => insts.push(Inst::Verbatim {
+                    tokens: item.to_token_stream(),
+                }),
+                Stmt::Macro(m) => self.stmt_macro(&m.mac, m.to_token_stream(), &mut insts),
+                Stmt::Expr(e, semi) => {
+                    if last && semi.is_none() && !diverges_syntactically(e) {
+                        result = self.expr_tail(e, &mut insts);
+                    } else {
+                        self.stmt_expr(e, &mut insts);
+                    }
+                }
+            }
+            self.pending.truncate(mark);
+        }
+        Block { insts, result }
+    }
+
+    /// A tail expression: its value, or `None` for `()`-typed tails such as an `if` statement.
+    fn expr_tail(&mut self, e: &Expr, out: &mut Vec<Inst>) -> Option<Value> {
+        match e {
+            Expr::If(i) if i.else_branch.is_none() => {
+                self.stmt_expr(e, out);
+                let _ = i;
+                None
+            }
+            Expr::Assign(_) => {
+                self.stmt_expr(e, out);
+                None
+            }
+            Expr::Binary(b) if is_compound(&b.op) => {
+                self.stmt_expr(e, out);
+                None
+            }
+            _ => Some(self.expr(e, out)),
+        }
+    }
+
+    fn stmt_macro(&mut self, mac: &syn::Macro, tokens: TokenStream, out: &mut Vec<Inst>) {
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        let read_only = matches!(
+            name.as_str(),
+            "assert"
+                | "assert_eq"
+                | "assert_ne"
+                | "debug_assert"
+                | "debug_assert_eq"
+                | "debug_assert_ne"
+                | "println"
+                | "print"
+                | "eprintln"
+                | "eprint"
+                | "dbg"
+                | "todo"
+                | "unimplemented"
+                | "unreachable"
+                | "panic"
+        );
+        if read_only {
+            out.push(Inst::Verbatim { tokens });
+        } else {
+            let v = self.value(mac.span());
+            let reads = self.reads_of(&mac.tokens);
+            out.push(Inst::Opaque {
+                out: v,
+                tokens,
+                reads,
+                only_inactive: Some("a macro call"),
+            });
+        }
+    }
+
+    fn local(&mut self, local: &syn::Local, out: &mut Vec<Inst>) {
+        let Some(init) = &local.init else {
+            let (pat, ty) = split_type(&local.pat);
+            match pat {
+                Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                    let var = self.new_var(p.ident.clone(), ty.cloned(), p.mutability.is_some());
+                    out.push(Inst::Let { var, init: None });
+                    self.bind(var);
+                }
+                other => self.errors.push(err(other, "#[differentiable] supports `let name;` without a value only for a plain name; give the `let` a value")),
+            }
+            return;
+        };
+        if let Some((else_token, _)) = &init.diverge {
+            self.errors.push(err(
+                else_token,
+                "#[differentiable] does not support `let ... else`; use an `if` on the value",
+            ));
+            return;
+        }
+        let value = self.expr(&init.expr, out);
+        let (pat, ty) = split_type(&local.pat);
+        let mut binds = Vec::new();
+        self.pattern(pat, ty.cloned(), value, out, &mut binds);
+        for var in binds {
+            self.bind(var);
+        }
+    }
+
+    fn pattern(
+        &mut self,
+        pat: &Pat,
+        ty: Option<Type>,
+        value: Value,
+        out: &mut Vec<Inst>,
+        binds: &mut Vec<Var>,
+    ) {
+        match pat {
+            Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                let var = self.new_var(p.ident.clone(), ty, p.mutability.is_some());
+                out.push(Inst::Let { var, init: Some(value) });
+                binds.push(var);
+            }
+            Pat::Wild(_) => {}
+            Pat::Paren(p) => self.pattern(&p.pat, ty, value, out, binds),
+            Pat::Type(t) => self.pattern(&t.pat, Some((*t.ty).clone()), value, out, binds),
+            Pat::Tuple(t) => {
+                let elem_types: Option<Vec<Type>> = match &ty {
+                    Some(Type::Tuple(tt)) if tt.elems.len() == t.elems.len() => Some(tt.elems.iter().cloned().collect()),
+                    _ => None,
+                };
+                for (i, elem) in t.elems.iter().enumerate() {
+                    if let Pat::Rest(r) = elem {
+                        self.errors.push(err(r, "#[differentiable] does not support `..` in tuple patterns; name every element (`_` for unused ones)"));
+                        continue;
+                    }
+                    let field = self.value(elem.span());
+                    out.push(Inst::Field {
+                        out: field,
+                        a: value,
+                        index: syn::Index { index: i as u32, span: elem.span() },
+                    });
+                    let elem_ty = elem_types.as_ref().map(|v| v[i].clone());
+                    self.pattern(elem, elem_ty, field, out, binds);
+                }
+            }
+            other => self.errors.push(err(other, "#[differentiable] supports `let` patterns that are names, `_` or tuples of these; destructure in several `let`s")),
+        }
+    }
+
+    fn local_var(&mut self, e: &Expr) -> Option<Var> {
+        match e {
+            Expr::Path(p) if p.qself.is_none() => {
+                p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+            }
+            Expr::Paren(p) => self.local_var(&p.expr),
+            _ => None,
+        }
+    }
+
+    fn assign(&mut self, var: Var, value: Value, out: &mut Vec<Inst>) {
+        for (read, v) in &self.pending {
+            if *v == var {
+                self.values[read.0 as usize].needs_copy = true;
+            }
+        }
+        out.push(Inst::Assign { var, value });
+    }
+
+    fn stmt_expr(&mut self, e: &Expr, out: &mut Vec<Inst>) {
+        match e {
+            Expr::Assign(a) => {
+                let Some(var) = self.local_var(&a.left) else {
+                    self.errors.push(err(&a.left, "#[differentiable] supports assignment to local variables only; bind the result with `let`"));
+                    return;
+                };
+                let value = self.expr(&a.right, out);
+                self.assign(var, value, out);
+            }
+            Expr::Binary(b) if is_compound(&b.op) => {
+                let Some(var) = self.local_var(&b.left) else {
+                    self.errors.push(err(&b.left, "#[differentiable] supports compound assignment to local variables only; bind the result with `let`"));
+                    return;
+                };
+                let rhs = self.expr(&b.right, out);
+                let lhs = self.value(b.left.span());
+                out.push(Inst::Read { out: lhs, var });
+                let result = self.value(b.span());
+                let op_tokens = compound_base(&b.op);
+                match arith_of_compound(&b.op) {
+                    Some(op) => out.push(Inst::Arith {
+                        out: result,
+                        op,
+                        a: lhs,
+                        b: rhs,
+                        op_tokens,
+                    }),
+                    None => out.push(Inst::Inactive {
+                        out: result,
+                        a: lhs,
+                        b: rhs,
+                        op_tokens,
+                    }),
+                }
+                self.assign(var, result, out);
+            }
+            Expr::Return(r) => {
+                let Some(value) = &r.expr else {
+                    self.errors.push(err(
+                        r,
+                        "#[differentiable] functions return a value: write `return value`",
+                    ));
+                    return;
+                };
+                let v = self.expr(value, out);
+                out.push(Inst::Return { value: v });
+            }
+            Expr::If(_) | Expr::Block(_) => {
+                let _ = self.expr_maybe_unit(e, out);
+            }
+            _ => {
+                let _ = self.expr(e, out);
+            }
+        }
+    }
+
+    /// An `if` or block whose value may be `()`.
+    fn expr_maybe_unit(&mut self, e: &Expr, out: &mut Vec<Inst>) -> Option<Value> {
+        match e {
+            Expr::If(i) => {
+                let cond = self.condition(&i.cond, out);
+                let then_block = self.block(&i.then_branch);
+                let else_block = match &i.else_branch {
+                    None => Block {
+                        insts: Vec::new(),
+                        result: None,
+                    },
+                    Some((_, els)) => match &**els {
+                        Expr::Block(b) if b.label.is_none() => self.block(&b.block),
+                        other => {
+                            self.scopes.push(HashMap::new());
+                            let mut insts = Vec::new();
+                            let result = self.expr_maybe_unit(other, &mut insts);
+                            self.scopes.pop();
+                            Block { insts, result }
+                        }
+                    },
+                };
+                let has_value = then_block.result.is_some() || else_block.result.is_some();
+                let result = has_value.then(|| self.value(i.span()));
+                out.push(Inst::If {
+                    out: result,
+                    cond,
+                    then_block,
+                    else_block,
+                });
+                result
+            }
+            Expr::Block(b) => {
+                if let Some(label) = &b.label {
+                    self.errors.push(err(
+                        label,
+                        "#[differentiable] does not support labelled blocks; use `if`/`else`",
+                    ));
+                }
+                let block = self.block(&b.block);
+                let result = block.result.map(|_| self.value(b.span()));
+                out.push(Inst::Block { out: result, block });
+                result
+            }
+            other => Some(self.expr(other, out)),
+        }
+    }
+
+    /// A condition: kept verbatim, since a `bool` has no derivative.
+    fn condition(&mut self, cond: &Expr, out: &mut Vec<Inst>) -> Value {
+        if let Expr::Let(l) = cond {
+            self.errors.push(err(
+                l,
+                "#[differentiable] does not support `if let`; compare the value instead",
+            ));
+        }
+        self.verbatim(cond, out, None)
+    }
+
+    /// Keeps an expression verbatim for its value, which has no derivative.
+    fn verbatim(
+        &mut self,
+        e: &Expr,
+        out: &mut Vec<Inst>,
+        only_inactive: Option<&'static str>,
+    ) -> Value {
+        let tokens = e.to_token_stream();
+        if let Some(bad) = find_control(&tokens) {
+            self.errors.push(syn::Error::new(bad.span(), format!("#[differentiable] does not support `{bad}` inside this expression; move it into its own statement")));
+        }
+        let reads = self.reads_of(&tokens);
+        if may_write(&tokens) {
+            for (read, v) in &self.pending {
+                if reads.contains(v) {
+                    self.values[read.0 as usize].needs_copy = true;
+                }
+            }
+        }
+        let v = self.value(e.span());
+        out.push(Inst::Opaque {
+            out: v,
+            tokens,
+            reads,
+            only_inactive,
+        });
+        v
+    }
+
+    fn reads_of(&self, tokens: &TokenStream) -> Vec<Var> {
+        let mut reads = Vec::new();
+        collect_idents(tokens.clone(), &mut |ident| {
+            if let Some(var) = self.lookup(&ident.to_string()) {
+                if !reads.contains(&var) {
+                    reads.push(var);
+                }
+            }
+        });
+        reads
+    }
+
+    pub fn expr(&mut self, e: &Expr, out: &mut Vec<Inst>) -> Value {
+        match e {
+            Expr::Lit(l) => {
+                let v = self.value(l.span());
+                out.push(Inst::Const {
+                    out: v,
+                    tokens: l.to_token_stream(),
+                });
+                v
+            }
+            Expr::Path(p) => {
+                if p.qself.is_none() {
+                    if let Some(var) = p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+                    {
+                        let v = self.value(p.span());
+                        out.push(Inst::Read { out: v, var });
+                        self.pending.push((v, var));
+                        return v;
+                    }
+                }
+                let v = self.value(p.span());
+                out.push(Inst::Const {
+                    out: v,
+                    tokens: p.to_token_stream(),
+                });
+                v
+            }
+            Expr::Paren(p) => self.expr(&p.expr, out),
+            Expr::Group(g) => self.expr(&g.expr, out),
+            Expr::Unary(u) => match u.op {
+                UnOp::Neg(_) => {
+                    let a = self.expr(&u.expr, out);
+                    let v = self.value(u.span());
+                    out.push(Inst::Neg { out: v, a });
+                    v
+                }
+                UnOp::Not(_) => self.verbatim(e, out, None),
+                _ => {
+                    self.errors.push(err(u, "#[differentiable] does not support dereferencing here; pass values, not references"));
+                    self.dummy(out, u.span())
+                }
+            },
+            Expr::Binary(b) => {
+                if is_compound(&b.op) {
+                    self.errors.push(err(b, "#[differentiable] supports compound assignment only as a statement: `x += y;`"));
+                    return self.dummy(out, b.span());
+                }
+                if matches!(b.op, BinOp::And(_) | BinOp::Or(_)) {
+                    return self.verbatim(e, out, None);
+                }
+                let a = self.expr(&b.left, out);
+                let c = self.expr(&b.right, out);
+                let v = self.value(b.span());
+                let op_tokens = b.op.to_token_stream();
+                match arith_of(&b.op) {
+                    Some(op) => out.push(Inst::Arith {
+                        out: v,
+                        op,
+                        a,
+                        b: c,
+                        op_tokens,
+                    }),
+                    None => out.push(Inst::Inactive {
+                        out: v,
+                        a,
+                        b: c,
+                        op_tokens,
+                    }),
+                }
+                v
+            }
+            Expr::Cast(c) => {
+                let a = self.expr(&c.expr, out);
+                let v = self.value(c.span());
+                out.push(Inst::Cast {
+                    out: v,
+                    a,
+                    ty: (*c.ty).clone(),
+                });
+                v
+            }
+            Expr::Tuple(t) => {
+                if t.elems.is_empty() {
+                    let v = self.value(t.span());
+                    out.push(Inst::Const {
+                        out: v,
+                        tokens: quote!(()),
+                    });
+                    return v;
+                }
+                let elems = t.elems.iter().map(|e| self.expr(e, out)).collect();
+                let v = self.value(t.span());
+                out.push(Inst::Tuple { out: v, elems });
+                v
+            }
+            Expr::Field(f) => match &f.member {
+                syn::Member::Unnamed(index) => {
+                    let a = self.expr(&f.base, out);
+                    let v = self.value(f.span());
+                    out.push(Inst::Field {
+                        out: v,
+                        a,
+                        index: index.clone(),
+                    });
+                    v
+                }
+                syn::Member::Named(_) => self.verbatim(e, out, Some("a struct field")),
+            },
+            Expr::MethodCall(m) => self.method_call(m, out),
+            Expr::Call(c) => self.call(c, out),
+            Expr::If(_) | Expr::Block(_) => match self.expr_maybe_unit(e, out) {
+                Some(v) => v,
+                None => {
+                    let v = self.value(e.span());
+                    out.push(Inst::Const {
+                        out: v,
+                        tokens: quote!(()),
+                    });
+                    v
+                }
+            },
+            Expr::Return(_) | Expr::Assign(_) => {
+                self.errors.push(err(
+                    e,
+                    "#[differentiable] supports this only as a statement of its own",
+                ));
+                self.dummy(out, e.span())
+            }
+            Expr::Macro(m) => {
+                let v = self.value(m.span());
+                let reads = self.reads_of(&m.mac.tokens);
+                out.push(Inst::Opaque {
+                    out: v,
+                    tokens: m.to_token_stream(),
+                    reads,
+                    only_inactive: Some("a macro call"),
+                });
+                v
+            }
+            Expr::ForLoop(_) => self.verbatim(e, out, Some("a `for` loop")),
+            Expr::While(_) => self.verbatim(e, out, Some("a `while` loop")),
+            Expr::Loop(_) => self.verbatim(e, out, Some("a `loop`")),
+            Expr::Match(_) => self.verbatim(e, out, Some("a `match`")),
+            Expr::Index(_) => self.verbatim(e, out, Some("indexing")),
+            Expr::Array(_) | Expr::Repeat(_) => self.verbatim(e, out, Some("an array")),
+            Expr::Closure(_) => self.verbatim(e, out, Some("a closure")),
+            Expr::Reference(_) => self.verbatim(e, out, Some("a reference")),
+            Expr::Range(_) => self.verbatim(e, out, Some("a range")),
+            Expr::Struct(_) => self.verbatim(e, out, Some("a struct literal")),
+            Expr::Unsafe(_) => self.verbatim(e, out, Some("an `unsafe` block")),
+            other => {
+                self.errors.push(err(other, "#[differentiable] does not support this expression; move it into a function with a #[custom_rule]"));
+                self.dummy(out, other.span())
+            }
+        }
+    }
+
+    fn method_call(&mut self, m: &syn::ExprMethodCall, out: &mut Vec<Inst>) -> Value {
+        let name = m.method.to_string();
+        if let Some(prim) = prims::lookup(&name) {
+            let expected = match prim.shape {
+                Shape::Unary => 0,
+                Shape::PowI => 1,
+                Shape::Multi(n) => n - 1,
+            };
+            if m.args.len() != expected || m.turbofish.is_some() {
+                self.errors.push(err(
+                    m,
+                    format!("`{name}` takes {expected} argument(s) here"),
+                ));
+                return self.dummy(out, m.span());
+            }
+            let recv = self.expr(&m.receiver, out);
+            let args = m.args.iter().map(|a| self.expr(a, out)).collect();
+            let v = self.value(m.span());
+            out.push(Inst::Method {
+                out: v,
+                prim,
+                method: m.method.clone(),
+                ufcs: None,
+                recv,
+                args,
+            });
+            return v;
+        }
+        if prims::INACTIVE_METHODS.contains(&name.as_str()) {
+            return self.verbatim(&Expr::MethodCall(m.clone()), out, None);
+        }
+        self.verbatim(&Expr::MethodCall(m.clone()), out, Some("this method call"))
+    }
+
+    fn call(&mut self, c: &syn::ExprCall, out: &mut Vec<Inst>) -> Value {
+        let Expr::Path(path) = &*c.func else {
+            self.errors.push(err(
+                &c.func,
+                "#[differentiable] can call functions by path only; call the function by its name",
+            ));
+            return self.dummy(out, c.span());
+        };
+        if path.qself.is_none() {
+            let segs: Vec<String> = path
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            if let [first] = segs.as_slice() {
+                if self.lookup(first).is_some() {
+                    self.errors.push(err(&c.func, "#[differentiable] cannot call a local variable: its derivative cannot be found; call the function by its name"));
+                    return self.dummy(out, c.span());
+                }
+            }
+            if let [ty, method] = segs.as_slice() {
+                if prims::is_float_type_name(ty) {
+                    if let Some(prim) = prims::lookup(method) {
+                        let n = match prim.shape {
+                            Shape::Unary => 1,
+                            Shape::PowI => 2,
+                            Shape::Multi(n) => n,
+                        };
+                        if c.args.len() != n {
+                            self.errors
+                                .push(err(c, format!("`{ty}::{method}` takes {n} argument(s)")));
+                            return self.dummy(out, c.span());
+                        }
+                        let mut vals: Vec<Value> =
+                            c.args.iter().map(|a| self.expr(a, out)).collect();
+                        let recv = vals.remove(0);
+                        let v = self.value(c.span());
+                        let method = path
+                            .path
+                            .segments
+                            .last()
+                            .expect("two segments")
+                            .ident
+                            .clone();
+                        let ufcs = Some(path.path.segments[0].ident.clone());
+                        out.push(Inst::Method {
+                            out: v,
+                            prim,
+                            method,
+                            ufcs,
+                            recv,
+                            args: vals,
+                        });
+                        return v;
+                    }
+                }
+            }
+        }
+        let args = c.args.iter().map(|a| self.expr(a, out)).collect();
+        let v = self.value(c.span());
+        out.push(Inst::Call {
+            out: v,
+            callee: path.to_token_stream(),
+            args,
+            span: c.span(),
+        });
+        v
+    }
+
+    pub fn into_parts(self) -> (Vec<ValueData>, Vec<VarData>) {
+        (self.values, self.vars)
+    }
+}
+
+fn split_type(pat: &Pat) -> (&Pat, Option<&Type>) {
+    match pat {
+        Pat::Type(t) => (&t.pat, Some(&t.ty)),
+        other => (other, None),
+    }
+}
+
+fn diverges_syntactically(e: &Expr) -> bool {
+    matches!(e, Expr::Return(_))
+}
+
+fn is_compound(op: &BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::AddAssign(_)
+            | BinOp::SubAssign(_)
+            | BinOp::MulAssign(_)
+            | BinOp::DivAssign(_)
+            | BinOp::RemAssign(_)
+            | BinOp::BitXorAssign(_)
+            | BinOp::BitAndAssign(_)
+            | BinOp::BitOrAssign(_)
+            | BinOp::ShlAssign(_)
+            | BinOp::ShrAssign(_)
+    )
+}
+
+fn arith_of(op: &BinOp) -> Option<Arith> {
+    Some(match op {
+        BinOp::Add(_) => Arith::Add,
+        BinOp::Sub(_) => Arith::Sub,
+        BinOp::Mul(_) => Arith::Mul,
+        BinOp::Div(_) => Arith::Div,
+        BinOp::Rem(_) => Arith::Rem,
+        _ => return None,
+    })
+}
+
+fn arith_of_compound(op: &BinOp) -> Option<Arith> {
+    Some(match op {
+        BinOp::AddAssign(_) => Arith::Add,
+        BinOp::SubAssign(_) => Arith::Sub,
+        BinOp::MulAssign(_) => Arith::Mul,
+        BinOp::DivAssign(_) => Arith::Div,
+        BinOp::RemAssign(_) => Arith::Rem,
+        _ => return None,
+    })
+}
+
+/// The operator of a compound assignment without its `=`: `+=` gives `+`.
+fn compound_base(op: &BinOp) -> TokenStream {
+    let span = op.span();
+    let s = op.to_token_stream().to_string();
+    let base = s.trim_end_matches('=').replace(' ', "");
+    let op: BinOp = syn::parse_str(&base).expect("a binary operator");
+    let mut ts = op.to_token_stream();
+    ts = ts
+        .into_iter()
+        .map(|mut t| {
+            t.set_span(span);
+            t
+        })
+        .collect();
+    ts
+}
+
+fn collect_idents(tokens: TokenStream, f: &mut dyn FnMut(&Ident)) {
+    for tt in tokens {
+        match tt {
+            TokenTree::Ident(i) => f(&i),
+            TokenTree::Group(g) => collect_idents(g.stream(), f),
+            _ => {}
+        }
+    }
+}
+
+/// `return` or `?` inside an expression kept verbatim would leave the generated function with
+/// the primal's type.
+fn find_control(tokens: &TokenStream) -> Option<TokenTree> {
+    for tt in tokens.clone() {
+        match &tt {
+            TokenTree::Ident(i) if i == "return" => return Some(tt),
+            TokenTree::Punct(p) if p.as_char() == '?' => return Some(tt),
+            TokenTree::Group(g) => {
+                if let Some(found) = find_control(&g.stream()) {
+                    return Some(found);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether verbatim tokens may assign to a variable: an `=` that is not part of a comparison or
+/// `=>`, or `mut`.
+fn may_write(tokens: &TokenStream) -> bool {
+    let tts: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    for (i, tt) in tts.iter().enumerate() {
+        match tt {
+            TokenTree::Ident(id) if id == "mut" => return true,
+            TokenTree::Group(g) => {
+                if may_write(&g.stream()) {
+                    return true;
+                }
+            }
+            TokenTree::Punct(p) if p.as_char() == '=' => {
+                let prev = i.checked_sub(1).and_then(|j| match &tts[j] {
+                    TokenTree::Punct(q) if q.spacing() == proc_macro2::Spacing::Joint => {
+                        Some(q.as_char())
+                    }
+                    _ => None,
+                });
+                let next_is_eq_or_gt = matches!(tts.get(i + 1), Some(TokenTree::Punct(q)) if p.spacing() == proc_macro2::Spacing::Joint && matches!(q.as_char(), '=' | '>'));
+                let comparison = matches!(prev, Some('=' | '!' | '>' | '<'))
+                    && !matches!(
+                        (prev, i.checked_sub(2).map(|j| &tts[j])),
+                        (Some('<' | '>'), Some(TokenTree::Punct(q))) if q.as_char() == prev.unwrap_or(' ') && q.spacing() == proc_macro2::Spacing::Joint
+                    );
+                if !comparison && !next_is_eq_or_gt {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
