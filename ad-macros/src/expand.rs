@@ -6,7 +6,6 @@ use crate::forward::{CalleeSite, Forward};
 use crate::lower::Lower;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
-use syn::spanned::Spanned;
 use syn::{Ident, ItemFn};
 
 /// On error, the user's item is still emitted beside the errors, so the rest of their crate
@@ -28,18 +27,6 @@ fn parse_fn(item: TokenStream, attribute: &str) -> syn::Result<ItemFn> {
             format!("#[{attribute}] applies to free functions (`fn name(x: f64) -> f64 {{ .. }}`)"),
         )
     })
-}
-
-fn fn_id(krate: &TokenStream, parts: &Ident) -> TokenStream {
-    quote! {
-        #krate::__private::FnId {
-            key: #parts.key,
-            ptr_type: #parts.ptr_type,
-            name: #parts.name,
-            ptr: &{ #parts.ptr },
-            address: #parts.address,
-        }
-    }
 }
 
 fn location(krate: &TokenStream, span: Span) -> TokenStream {
@@ -84,12 +71,9 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
     let jvp_name = Forward::fn_name(&ir);
     let name = &func.sig.ident;
     let name_str = name.to_string();
-    let parts = Ident::new("__ad_parts", Span::mixed_site());
-    let rule = Ident::new("__ad_rule", Span::mixed_site());
-    let function = fn_id(krate, &parts);
     let attrs = entry_attrs(krate);
     let here = location(krate, name.span());
-    let (callee_lets, callees) = callee_list(krate, &fwd.callees);
+    let callees = callee_list(krate, &fwd.callees);
     let entry = Ident::new("__AD_FORWARD_ENTRY", Span::mixed_site());
 
     Ok(quote! {
@@ -100,36 +84,32 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
             #jvp
 
             #attrs
-            static #entry: #krate::__private::RuleEntry = {
-                let (#parts, #rule) = #krate::__private::forward_rule(#name, #name, #jvp_name);
-                #(#callee_lets)*
-                #krate::__private::RuleEntry {
-                    function: #function,
-                    mode: #krate::__private::Mode::Forward,
-                    origin: #krate::__private::Origin::Generated,
-                    rule_name: ::core::concat!(::core::module_path!(), "::", #name_str),
-                    location: #here,
-                    rule: &{ #rule },
-                    callees: &[#(#callees),*],
-                }
+            static #entry: #krate::__private::RuleEntry = #krate::__private::RuleEntry {
+                load: || #krate::__private::load_forward(#name, #name as usize, #jvp_name),
+                mode: #krate::__private::Mode::Forward,
+                origin: #krate::__private::Origin::Generated,
+                rule_name: ::core::concat!(::core::module_path!(), "::", #name_str),
+                location: #here,
+                callees: &[#(#callees),*],
             };
         };
     })
 }
 
-fn callee_list(krate: &TokenStream, sites: &[CalleeSite]) -> (Vec<TokenStream>, Vec<TokenStream>) {
-    let mut lets = Vec::new();
-    let mut callees = Vec::new();
-    for (i, site) in sites.iter().enumerate() {
-        let parts = Ident::new(&format!("__ad_callee{i}"), Span::mixed_site());
-        let callee = &site.callee;
-        lets.push(quote!(let #parts = #krate::__private::fn_parts(#callee, #callee);));
-        let function = fn_id(krate, &parts);
-        let location = location(krate, site.span);
-        callees
-            .push(quote!(#krate::__private::Callee { function: #function, location: #location }));
-    }
-    (lets, callees)
+fn callee_list(krate: &TokenStream, sites: &[CalleeSite]) -> Vec<TokenStream> {
+    sites
+        .iter()
+        .map(|site| {
+            let callee = &site.callee;
+            let location = location(krate, site.span);
+            quote! {
+                #krate::__private::Callee {
+                    load: || #krate::__private::fn_info(#callee, #callee as usize),
+                    location: #location,
+                }
+            }
+        })
+        .collect()
 }
 
 pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
@@ -159,15 +139,12 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
     let of = &args.of;
     let rule_ident = &func.sig.ident;
     let rule_str = rule_ident.to_string();
-    let parts = Ident::new("__ad_parts", Span::mixed_site());
-    let rule = Ident::new("__ad_rule", Span::mixed_site());
-    let function = fn_id(krate, &parts);
     let attrs = entry_attrs(krate);
     let here = location(krate, rule_ident.span());
     let entry = Ident::new("__AD_RULE_ENTRY", Span::mixed_site());
     let attr::RuleMode::Forward = args.mode;
-    let checked =
-        quote_spanned!(func.sig.span()=> #krate::__private::forward_rule(#of, #of, #rule_ident));
+    // The rule's own tokens carry the type check, so a wrong signature is reported on them.
+    let rule_path = quote_spanned!(rule_ident.span()=> #rule_ident);
 
     Ok(quote! {
         #func
@@ -175,17 +152,13 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
         #[doc(hidden)]
         const _: () = {
             #attrs
-            static #entry: #krate::__private::RuleEntry = {
-                let (#parts, #rule) = #checked;
-                #krate::__private::RuleEntry {
-                    function: #function,
-                    mode: #krate::__private::Mode::Forward,
-                    origin: #krate::__private::Origin::Custom,
-                    rule_name: ::core::concat!(::core::module_path!(), "::", #rule_str),
-                    location: #here,
-                    rule: &{ #rule },
-                    callees: &[],
-                }
+            static #entry: #krate::__private::RuleEntry = #krate::__private::RuleEntry {
+                load: || #krate::__private::load_forward(#of, #of as usize, #rule_path),
+                mode: #krate::__private::Mode::Forward,
+                origin: #krate::__private::Origin::Custom,
+                rule_name: ::core::concat!(::core::module_path!(), "::", #rule_str),
+                location: #here,
+                callees: &[],
             };
         };
     })

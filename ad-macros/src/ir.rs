@@ -25,7 +25,6 @@ pub struct VarData {
 }
 
 pub struct ValueData {
-    pub span: Span,
     /// A read of a variable that is assigned before the read is used: copy it into a temporary.
     pub needs_copy: bool,
 }
@@ -153,28 +152,4 @@ pub struct Func {
     pub body: Block,
     pub values: Vec<ValueData>,
     pub vars: Vec<VarData>,
-}
-
-impl Inst {
-    /// The value this instruction defines, if any.
-    pub fn out(&self) -> Option<Value> {
-        match self {
-            Inst::Const { out, .. }
-            | Inst::Opaque { out, .. }
-            | Inst::Read { out, .. }
-            | Inst::Neg { out, .. }
-            | Inst::Arith { out, .. }
-            | Inst::Inactive { out, .. }
-            | Inst::Method { out, .. }
-            | Inst::Call { out, .. }
-            | Inst::Cast { out, .. }
-            | Inst::Tuple { out, .. }
-            | Inst::Field { out, .. } => Some(*out),
-            Inst::Block { out, .. } | Inst::If { out, .. } => *out,
-            Inst::Let { .. }
-            | Inst::Assign { .. }
-            | Inst::Return { .. }
-            | Inst::Verbatim { .. } => None,
-        }
-    }
 }

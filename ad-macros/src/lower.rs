@@ -65,11 +65,8 @@ impl Lower {
         }
     }
 
-    fn value(&mut self, span: Span) -> Value {
-        self.values.push(ValueData {
-            span,
-            needs_copy: false,
-        });
+    fn value(&mut self, _span: Span) -> Value {
+        self.values.push(ValueData { needs_copy: false });
         Value(self.values.len() as u32 - 1)
     }
 
@@ -773,10 +770,6 @@ impl Lower {
             span: c.span(),
         });
         v
-    }
-
-    pub fn into_parts(self) -> (Vec<ValueData>, Vec<VarData>) {
-        (self.values, self.vars)
     }
 }
 

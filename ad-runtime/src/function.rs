@@ -20,8 +20,9 @@ pub type Tan<T> = <T as Differentiable>::Tangent;
 /// `fn(A1, Tan<A1>, .., An, Tan<An>) -> (R, Tan<R>)`, each argument followed by its tangent.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a function that `ad` can differentiate",
-    label = "expected a function here",
-    note = "`ad` differentiates functions of up to 8 arguments whose arguments and result are floats, integers, bools or tuples of these"
+    label = "not a function `ad` can differentiate",
+    note = "`ad` differentiates Rust functions of up to 8 arguments whose arguments and result are floats, integers, bools or tuples of these",
+    note = "an `extern \"C\"` function does not implement Rust's `Fn` traits: wrap it in a Rust function, `fn erfc(x: f64) -> f64 {{ ffi::erfc(x) }}`, and give the wrapper its rule"
 )]
 pub trait Function<Args>: Copy + Send + Sync + 'static {
     /// The result type `R`.

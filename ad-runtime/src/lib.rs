@@ -17,7 +17,7 @@ pub use tangent::{Differentiable, NoTangent};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::dispatch::{CallSite, forward};
-    pub use crate::registry::{Callee, FnId, Location, Mode, Origin, RULES, RuleEntry};
+    pub use crate::registry::{Callee, FnInfo, Location, Mode, Origin, RULES, RuleEntry};
     pub use linkme;
     pub mod ops {
         pub use crate::ops::*;

@@ -1,41 +1,32 @@
-//! Compile-time helpers for the code that the macros generate. Not a public API.
+//! Helpers for the code that the macros generate. Not a public API.
+//!
+//! The macros emit, for each rule, a non-generic loader function in the user's crate that calls
+//! one of these with the user's paths. Every generic step happens here, so a mistake in the
+//! user's code is reported once, on the user's tokens.
 
 use crate::function::Function;
+use crate::registry::FnInfo;
 use core::any::{Any, TypeId};
 
-/// The identity of a function, computed in a `static` initializer.
-pub struct FnParts<P> {
-    pub key: TypeId,
-    pub ptr_type: TypeId,
-    pub name: fn() -> &'static str,
-    pub ptr: P,
-    pub address: fn(&'static (dyn Any + Send + Sync)) -> Option<usize>,
-}
-
-fn address<F: Function<A>, A>(ptr: &'static (dyn Any + Send + Sync)) -> Option<usize> {
-    ptr.downcast_ref::<F::Ptr>().map(|p| F::address(*p))
-}
-
-/// The identity of `f`; `ptr` is `f` again, coerced to its pointer type by the caller.
-pub const fn fn_parts<F: Function<A>, A>(f: F, ptr: F::Ptr) -> FnParts<F::Ptr> {
+/// The identity of `f`, whose address the caller computed with `f as usize`.
+pub fn fn_info<F: Function<A>, A>(f: F, address: usize) -> FnInfo {
     let _ = f;
-    FnParts {
+    FnInfo {
         key: TypeId::of::<F>(),
         ptr_type: TypeId::of::<F::Ptr>(),
-        name: core::any::type_name::<F>,
-        ptr,
-        address: address::<F, A>,
+        name: core::any::type_name::<F>(),
+        address,
     }
 }
 
-/// Checks that `rule` is a forward rule of `f`: rustc reports a mismatch on the rule's tokens,
-/// spelling out the expected `fn(A1, Tan<A1>, ..) -> (R, Tan<R>)`.
-pub const fn forward_rule<F: Function<A>, A>(
+/// Loads a forward rule of `f`. rustc checks `rule` against `F::Forward` on the rule's own
+/// tokens, spelling out the expected `fn(A1, Tan<A1>, ..) -> (R, Tan<R>)` on a mismatch.
+pub fn load_forward<F: Function<A>, A>(
     f: F,
-    ptr: F::Ptr,
+    address: usize,
     rule: F::Forward,
-) -> (FnParts<F::Ptr>, F::Forward) {
-    (fn_parts(f, ptr), rule)
+) -> (FnInfo, Box<dyn Any + Send + Sync>) {
+    (fn_info(f, address), Box::new(rule))
 }
 
 /// The zero tangent of a value whose tangent the generated code needs but never computed.

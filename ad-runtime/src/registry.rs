@@ -84,26 +84,30 @@ impl fmt::Display for Location {
     }
 }
 
-/// The identity of a function in the registry, built at compile time.
+/// The identity of a function in the registry.
 #[doc(hidden)]
-pub struct FnId {
+#[derive(Clone, Copy, Debug)]
+pub struct FnInfo {
     /// `TypeId` of the function item (or of the pointer type, for a pointer).
     pub key: TypeId,
     /// `TypeId` of the function's pointer type `fn(A..) -> R`.
     pub ptr_type: TypeId,
     /// `type_name` of the function item: its readable path.
-    pub name: fn() -> &'static str,
-    /// The function as a pointer of type `fn(A..) -> R`, for the address fallback.
-    pub ptr: &'static (dyn Any + Send + Sync),
-    /// Reads the address out of `ptr`.
-    pub address: fn(&'static (dyn Any + Send + Sync)) -> Option<usize>,
+    pub name: &'static str,
+    /// The function's address, for the function-pointer fallback.
+    pub address: usize,
 }
 
 /// One rule in the link-time registry.
+///
+/// Its typed parts are produced by `load`, a function the macro generates in the user's crate:
+/// all generic code (type checks, erasure to `dyn Any`) then runs inside this crate, and a
+/// mistake in the user's rule is one error on the user's tokens, not a cascade.
 #[doc(hidden)]
 pub struct RuleEntry {
-    /// The function the rule is for.
-    pub function: FnId,
+    /// The function the rule is for, and the rule: a `<F as Function<A>>::Forward` for a forward
+    /// rule.
+    pub load: fn() -> (FnInfo, Box<dyn Any + Send + Sync>),
     /// Mode of the rule.
     pub mode: Mode,
     /// Generated or custom.
@@ -112,8 +116,6 @@ pub struct RuleEntry {
     pub rule_name: &'static str,
     /// Where the rule is defined.
     pub location: Location,
-    /// The rule: a `<F as Function<A>>::Forward` for a forward rule.
-    pub rule: &'static (dyn Any + Send + Sync),
     /// For a generated rule, the functions it calls through the registry.
     pub callees: &'static [Callee],
 }
@@ -122,7 +124,7 @@ pub struct RuleEntry {
 #[doc(hidden)]
 pub struct Callee {
     /// The called function.
-    pub function: FnId,
+    pub load: fn() -> FnInfo,
     /// Where the call stands in the source.
     pub location: Location,
 }
@@ -130,6 +132,13 @@ pub struct Callee {
 #[doc(hidden)]
 #[linkme::distributed_slice]
 pub static RULES: [RuleEntry];
+
+/// A static rule with its typed parts loaded.
+pub(crate) struct Loaded {
+    pub(crate) entry: &'static RuleEntry,
+    pub(crate) function: FnInfo,
+    pub(crate) rule: Box<dyn Any + Send + Sync>,
+}
 
 /// The registry key of a function: its item `TypeId`, or a pointer type and an address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -162,26 +171,31 @@ pub(crate) fn runtime_rules() -> RwLockReadGuard<'static, Vec<RuntimeRule>> {
 }
 
 struct StaticIndex {
-    by_key: HashMap<TypeId, Vec<&'static RuleEntry>>,
-    by_address: HashMap<usize, Vec<&'static RuleEntry>>,
+    by_key: HashMap<TypeId, Vec<&'static Loaded>>,
+    by_address: HashMap<usize, Vec<&'static Loaded>>,
 }
 
 fn static_index() -> &'static StaticIndex {
     static INDEX: OnceLock<StaticIndex> = OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut by_key: HashMap<TypeId, Vec<&'static RuleEntry>> = HashMap::new();
-        let mut by_address: HashMap<usize, Vec<&'static RuleEntry>> = HashMap::new();
+        let mut by_key: HashMap<TypeId, Vec<&'static Loaded>> = HashMap::new();
+        let mut by_address: HashMap<usize, Vec<&'static Loaded>> = HashMap::new();
         for entry in RULES.iter() {
-            by_key.entry(entry.function.key).or_default().push(entry);
-            if let Some(address) = (entry.function.address)(entry.function.ptr) {
-                by_address.entry(address).or_default().push(entry);
-            }
+            let (function, rule) = (entry.load)();
+            // Loaded once per process and shared by every resolution from then on.
+            let loaded: &'static Loaded = Box::leak(Box::new(Loaded {
+                entry,
+                function,
+                rule,
+            }));
+            by_key.entry(function.key).or_default().push(loaded);
+            by_address.entry(function.address).or_default().push(loaded);
         }
         StaticIndex { by_key, by_address }
     })
 }
 
-pub(crate) fn static_rules(key: Key) -> &'static [&'static RuleEntry] {
+pub(crate) fn static_rules(key: Key) -> &'static [&'static Loaded] {
     if key.address != 0 {
         return &[];
     }
@@ -191,27 +205,22 @@ pub(crate) fn static_rules(key: Key) -> &'static [&'static RuleEntry] {
         .map_or(&[], Vec::as_slice)
 }
 
-/// The key of `f`: its item type, or, for a function pointer, the item with the same address.
-pub(crate) fn key_of<F: Function<A>, A>(f: F, location: Location) -> Result<Key, Error> {
-    let Some(ptr) = (&f as &dyn Any).downcast_ref::<F::Ptr>() else {
-        return Ok(Key {
-            type_id: TypeId::of::<F>(),
-            address: 0,
-        });
-    };
-    let address = F::address(*ptr);
-    let mut items: Vec<&'static RuleEntry> = static_index()
+/// The key of the function at `address` whose pointer type is `ptr_type`: the item registered
+/// at that address if there is exactly one, else the pointer type and the address.
+fn key_of_address(ptr_type: TypeId, address: usize, location: Location) -> Result<Key, Error> {
+    let mut items: Vec<&'static Loaded> = static_index()
         .by_address
         .get(&address)
         .map_or(&[][..], Vec::as_slice)
         .iter()
         .copied()
-        .filter(|e| e.function.ptr_type == TypeId::of::<F::Ptr>())
+        .filter(|l| l.function.ptr_type == ptr_type)
         .collect();
-    items.dedup_by_key(|e| e.function.key);
+    items.sort_by_key(|l| l.function.name);
+    items.dedup_by_key(|l| l.function.key);
     match items.as_slice() {
         [] => Ok(Key {
-            type_id: TypeId::of::<F>(),
+            type_id: ptr_type,
             address,
         }),
         [one] => Ok(Key {
@@ -219,19 +228,27 @@ pub(crate) fn key_of<F: Function<A>, A>(f: F, location: Location) -> Result<Key,
             address: 0,
         }),
         many => Err(Error::AmbiguousPointer {
-            candidates: many
-                .iter()
-                .map(|e| (e.function.name)().to_owned())
-                .collect(),
+            candidates: many.iter().map(|l| l.function.name.to_owned()).collect(),
             location,
         }),
+    }
+}
+
+/// The key of `f`: its item type, or, for a function pointer, the item with the same address.
+pub(crate) fn key_of<F: Function<A>, A>(f: F, location: Location) -> Result<Key, Error> {
+    match (&f as &dyn Any).downcast_ref::<F::Ptr>() {
+        None => Ok(Key {
+            type_id: TypeId::of::<F>(),
+            address: 0,
+        }),
+        Some(ptr) => key_of_address(TypeId::of::<F::Ptr>(), F::address(*ptr), location),
     }
 }
 
 /// What a function and mode resolve to, before any typed rule is taken out.
 pub(crate) enum Resolution<'a> {
     Runtime(&'a RuntimeRule),
-    Static(&'static RuleEntry),
+    Static(&'static Loaded),
 }
 
 /// Resolution order of DESIGN section 3, untyped. `runtime` is the locked run-time list.
@@ -253,7 +270,7 @@ pub(crate) fn resolve<'a>(
     let statics = static_rules(key);
     let mut custom = statics
         .iter()
-        .filter(|e| e.mode == mode && e.origin == Origin::Custom);
+        .filter(|l| l.entry.mode == mode && l.entry.origin == Origin::Custom);
     if let Some(first) = custom.next() {
         let rest: Vec<_> = custom.collect();
         if rest.is_empty() {
@@ -261,7 +278,7 @@ pub(crate) fn resolve<'a>(
         }
         let mut rules: Vec<(String, Location)> = core::iter::once(first)
             .chain(rest)
-            .map(|e| (e.rule_name.to_owned(), e.location))
+            .map(|l| (l.entry.rule_name.to_owned(), l.entry.location))
             .collect();
         rules.sort_by(|a, b| (a.1.file, a.1.line).cmp(&(b.1.file, b.1.line)));
         return Err(Error::Conflict {
@@ -272,7 +289,7 @@ pub(crate) fn resolve<'a>(
     }
     if let Some(generated) = statics
         .iter()
-        .find(|e| e.mode == mode && e.origin == Origin::Generated)
+        .find(|l| l.entry.mode == mode && l.entry.origin == Origin::Generated)
     {
         return Ok(Resolution::Static(generated));
     }
@@ -311,26 +328,17 @@ fn check_rec(
         return Ok(());
     }
     seen.push(key);
-    if let Resolution::Static(entry) = resolve(runtime, key, mode, name, caller, location)? {
-        if entry.origin == Origin::Generated {
-            let caller = (entry.function.name)();
-            for callee in entry.callees {
-                let id = &callee.function;
-                let key = if id.key == id.ptr_type {
-                    // A call through a pointer-typed constant: resolve its address like a call does.
-                    match (id.address)(id.ptr).and_then(|a| static_index().by_address.get(&a)) {
-                        Some(items) if !items.is_empty() => Key {
-                            type_id: items[0].function.key,
-                            address: 0,
-                        },
-                        _ => Key {
-                            type_id: id.key,
-                            address: (id.address)(id.ptr).unwrap_or(0),
-                        },
-                    }
+    if let Resolution::Static(loaded) = resolve(runtime, key, mode, name, caller, location)? {
+        if loaded.entry.origin == Origin::Generated {
+            let caller = loaded.function.name;
+            for callee in loaded.entry.callees {
+                let info = (callee.load)();
+                let key = if info.key == info.ptr_type {
+                    // A call through a pointer-typed constant: resolved by address, like a call.
+                    key_of_address(info.ptr_type, info.address, callee.location)?
                 } else {
                     Key {
-                        type_id: id.key,
+                        type_id: info.key,
                         address: 0,
                     }
                 };
@@ -338,7 +346,7 @@ fn check_rec(
                     runtime,
                     key,
                     mode,
-                    &|| (id.name)().to_owned(),
+                    &|| info.name.to_owned(),
                     caller,
                     callee.location,
                     seen,
@@ -358,8 +366,8 @@ pub(crate) fn forward_rule<F: Function<A>, A>(resolution: &Resolution<'_>) -> Fo
             );
             ForwardImpl::Runtime(rule.clone())
         }
-        Resolution::Static(entry) => {
-            let rule = entry.rule.downcast_ref::<F::Forward>().expect(
+        Resolution::Static(loaded) => {
+            let rule = loaded.rule.downcast_ref::<F::Forward>().expect(
                 "ad: a static rule is registered under the key of a function of another type",
             );
             ForwardImpl::Static(*rule)

@@ -1,0 +1,26 @@
+//! Cross-crate scenario, second party: a model crate.
+//!
+//! [`activation`] has neither a derivative nor a rule here; [`neuron`] is `#[differentiable]`,
+//! and its generated derivative calls `activation` through the rule registry. The rule for
+//! `activation` lives in a third crate, `ad-test-stable-rules`, and the facade's test
+//! `tests/test_cross_crate.rs` differentiates `neuron` from a fourth. [`gated_neuron`] also calls
+//! [`ad_test_special::logistic`], for which no crate has a rule, so its derivative is missing.
+
+/// The activation function, softplus: `ln(1 + e^x)`. No derivative and no rule in this crate.
+pub fn activation(x: f64) -> f64 {
+    ad_test_special::log1pexp(x)
+}
+
+/// One neuron: `activation(w x + b)`. Its derivative is generated; the derivative of
+/// `activation` is looked up in the registry at every call.
+#[ad::differentiable]
+pub fn neuron(w: f64, x: f64, b: f64) -> f64 {
+    activation(w * x + b)
+}
+
+/// A neuron whose output is gated by `logistic(x)`. `logistic` has no derivative anywhere, so
+/// differentiating this function reports a missing rule naming `logistic`.
+#[ad::differentiable]
+pub fn gated_neuron(w: f64, x: f64, b: f64) -> f64 {
+    activation(w * x + b) * ad_test_special::logistic(x)
+}

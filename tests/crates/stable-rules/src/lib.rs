@@ -1,0 +1,15 @@
+//! Cross-crate scenario, third party: a crate of rules only.
+//!
+//! It gives [`ad_test_model::activation`], a function of another crate that has no derivative,
+//! a numerically stable forward rule. Nothing in it is meant to be called: a binary that links
+//! this crate (even with just `use ad_test_stable_rules as _;`) gets the rule, and the derivative
+//! that `#[differentiable]` generated for `ad_test_model::neuron` finds it through the registry.
+
+use ad_test_special::{log1pexp, logistic};
+
+/// The forward rule of `activation(x) = ln(1 + e^x)`: its derivative is `logistic(x)`, computed
+/// without overflow.
+#[ad::custom_rule(forward, of = ad_test_model::activation)]
+fn activation_jvp(x: f64, dx: f64) -> (f64, f64) {
+    (log1pexp(x), logistic(x) * dx)
+}
