@@ -195,6 +195,11 @@ fn static_index() -> &'static StaticIndex {
     })
 }
 
+/// Every static rule, loaded.
+pub(crate) fn all_static() -> impl Iterator<Item = &'static Loaded> {
+    static_index().by_key.values().flatten().copied()
+}
+
 pub(crate) fn static_rules(key: Key) -> &'static [&'static Loaded] {
     if key.address != 0 {
         return &[];
