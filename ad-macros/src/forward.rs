@@ -220,7 +220,7 @@ impl<'a> Forward<'a> {
                     (Arith::Div, true, false) => Some(quote!(#s::div_l(#ta, #pb))),
                     (Arith::Div, false, true) => Some(quote!(#s::div_r(#pb, #tb, #y))),
                     (Arith::Rem, true, true) => Some(quote!(#s::rem(#pa, #ta, #pb, #tb))),
-                    (Arith::Rem, true, false) => Some(quote!(#s::rem_l(#ta))),
+                    (Arith::Rem, true, false) => Some(quote!(#s::rem_l(#ta, #pb))),
                     (Arith::Rem, false, true) => Some(quote!(#s::rem_r(#pa, #pb, #tb))),
                 };
                 self.def(*out, quote!(#pa #op_tokens #pb), tangent)

@@ -1,6 +1,8 @@
 //! Tangents of the arithmetic operators, for generated code.
 //!
-//! Generated code calls these instead of writing `da * b + a * db` itself, so that the tangent
+//! Sums, differences and negations of tangents are written directly (`da + db`: floats and
+//! [`NoTangent`] both support them). For products, quotients and remainders generated code calls
+//! these instead of writing `da * b + a * db` itself, so that the tangent
 //! type comes from the operands' types: for floats the functions are that very formula, for
 //! integers everything is [`NoTangent`]. A value the macro could not tell from a float therefore
 //! compiles and carries no derivative, whatever the macro guessed.
@@ -13,12 +15,6 @@ use crate::tangent::{Differentiable, NoTangent};
     note = "differentiable code computes with f64, f32 and integers; give the `let` that holds this value a type"
 )]
 pub trait Scalar: Copy + Differentiable {
-    /// d(a + b)
-    fn add(da: Self::Tangent, db: Self::Tangent) -> Self::Tangent;
-    /// d(a - b)
-    fn sub(da: Self::Tangent, db: Self::Tangent) -> Self::Tangent;
-    /// d(-a)
-    fn neg(da: Self::Tangent) -> Self::Tangent;
     /// d(a * b) = da b + a db
     fn mul(a: Self, da: Self::Tangent, b: Self, db: Self::Tangent) -> Self::Tangent;
     /// d(a * b) with b constant
@@ -34,7 +30,7 @@ pub trait Scalar: Copy + Differentiable {
     /// d(a % b) = da - db trunc(a / b)
     fn rem(a: Self, da: Self::Tangent, b: Self, db: Self::Tangent) -> Self::Tangent;
     /// d(a % b) with b constant
-    fn rem_l(da: Self::Tangent) -> Self::Tangent;
+    fn rem_l(da: Self::Tangent, b: Self) -> Self::Tangent;
     /// d(a % b) with a constant
     fn rem_r(a: Self, b: Self, db: Self::Tangent) -> Self::Tangent;
 }
@@ -42,9 +38,6 @@ pub trait Scalar: Copy + Differentiable {
 macro_rules! float_scalar {
     ($($t:ty)*) => {$(
         impl Scalar for $t {
-            #[inline(always)] fn add(da: $t, db: $t) -> $t { da + db }
-            #[inline(always)] fn sub(da: $t, db: $t) -> $t { da - db }
-            #[inline(always)] fn neg(da: $t) -> $t { -da }
             #[inline(always)] fn mul(a: $t, da: $t, b: $t, db: $t) -> $t { da * b + a * db }
             #[inline(always)] fn mul_l(da: $t, b: $t) -> $t { da * b }
             #[inline(always)] fn mul_r(a: $t, db: $t) -> $t { a * db }
@@ -52,7 +45,7 @@ macro_rules! float_scalar {
             #[inline(always)] fn div_l(da: $t, b: $t) -> $t { da / b }
             #[inline(always)] fn div_r(b: $t, db: $t, y: $t) -> $t { -(y * db) / b }
             #[inline(always)] fn rem(a: $t, da: $t, b: $t, db: $t) -> $t { da - db * (a / b).trunc() }
-            #[inline(always)] fn rem_l(da: $t) -> $t { da }
+            #[inline(always)] fn rem_l(da: $t, _b: $t) -> $t { da }
             #[inline(always)] fn rem_r(a: $t, b: $t, db: $t) -> $t { -(db * (a / b).trunc()) }
         }
     )*};
@@ -62,9 +55,6 @@ float_scalar!(f32 f64);
 macro_rules! inactive_scalar {
     ($($t:ty)*) => {$(
         impl Scalar for $t {
-            #[inline(always)] fn add(_: NoTangent, _: NoTangent) -> NoTangent { NoTangent }
-            #[inline(always)] fn sub(_: NoTangent, _: NoTangent) -> NoTangent { NoTangent }
-            #[inline(always)] fn neg(_: NoTangent) -> NoTangent { NoTangent }
             #[inline(always)] fn mul(_: $t, _: NoTangent, _: $t, _: NoTangent) -> NoTangent { NoTangent }
             #[inline(always)] fn mul_l(_: NoTangent, _: $t) -> NoTangent { NoTangent }
             #[inline(always)] fn mul_r(_: $t, _: NoTangent) -> NoTangent { NoTangent }
@@ -72,7 +62,7 @@ macro_rules! inactive_scalar {
             #[inline(always)] fn div_l(_: NoTangent, _: $t) -> NoTangent { NoTangent }
             #[inline(always)] fn div_r(_: $t, _: NoTangent, _: $t) -> NoTangent { NoTangent }
             #[inline(always)] fn rem(_: $t, _: NoTangent, _: $t, _: NoTangent) -> NoTangent { NoTangent }
-            #[inline(always)] fn rem_l(_: NoTangent) -> NoTangent { NoTangent }
+            #[inline(always)] fn rem_l(_: NoTangent, _: $t) -> NoTangent { NoTangent }
             #[inline(always)] fn rem_r(_: $t, _: $t, _: NoTangent) -> NoTangent { NoTangent }
         }
     )*};
