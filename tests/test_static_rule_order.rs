@@ -87,3 +87,24 @@ fn runtime_rule_wins_over_custom_rule_until_dropped() {
     let (_, after) = ad::jvp(model::energy, (v, a), (1.0, 0.0));
     assert_eq!(after, before);
 }
+
+/// A rule function whose name is the same as a local of the generated loader.
+mod named_like_internals {
+    pub fn plain(x: f64) -> f64 {
+        x
+    }
+
+    /// d plain := 3 dx
+    #[ad::custom_rule(forward, of = plain)]
+    fn rule(x: f64, dx: f64) -> (f64, f64) {
+        (x, 3.0 * dx)
+    }
+}
+
+#[test]
+fn rule_named_like_a_generated_local_is_registered() {
+    assert_eq!(
+        ad::jvp(named_like_internals::plain, (1.0,), (1.0,)),
+        (1.0, 3.0)
+    );
+}

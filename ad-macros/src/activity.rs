@@ -149,17 +149,26 @@ fn check_block(func: &Func, b: &Block, act: &Activity, errors: &mut Vec<syn::Err
             Inst::Opaque {
                 tokens,
                 reads,
-                only_inactive: Some(what),
+                only_inactive: Some(unsupported),
                 ..
             } => {
                 if let Some(var) = reads.iter().find(|v| act.var(**v)) {
-                    let name = &func.vars[var.0 as usize].ident;
+                    let data = &func.vars[var.0 as usize];
+                    let name = &data.ident;
+                    // A variable without a float type may be an integer the macro cannot see.
+                    let declared_float = data.ty.as_ref().is_some_and(crate::lower::is_float_type);
+                    let integer_hint = if declared_float {
+                        String::new()
+                    } else {
+                        format!(
+                            ", or give `{name}` an integer type in its `let` if it has no derivative"
+                        )
+                    };
+                    let (what, fix) = (unsupported.what, unsupported.fix);
                     errors.push(syn::Error::new_spanned(
                         tokens,
                         format!(
-                            "#[differentiable] does not support {what} on `{name}`, which carries a derivative; \
-                             move this computation into a function and call it (give that function #[differentiable] or a #[custom_rule]), \
-                             or give `{name}` an integer type if it has no derivative"
+                            "#[differentiable] does not support {what} that reads `{name}`, which carries a derivative; {fix}{integer_hint}"
                         ),
                     ));
                 }

@@ -55,6 +55,7 @@ pub fn custom_rule(args: TokenStream) -> syn::Result<RuleArgs> {
     let mut mode = None;
     let mut of: Option<Path> = None;
     let mut path = None;
+    let mut unknown_mode = false;
     let mut errors: Option<syn::Error> = None;
     let mut push = |e: syn::Error| match &mut errors {
         Some(all) => all.combine(e),
@@ -88,15 +89,23 @@ pub fn custom_rule(args: TokenStream) -> syn::Result<RuleArgs> {
             Ok(())
         } else if meta.path.is_ident("crate") {
             crate_path(&meta, &mut path)
+        } else if meta.input.peek(syn::Token![=]) {
+            push(meta.error("unknown argument of #[custom_rule]: the arguments are a mode (`forward`), `of = function` and optionally `crate = path::to::ad`"));
+            // Skip the value and go on, so that the remaining arguments are still read.
+            let _: syn::Expr = meta.value()?.parse()?;
+            Ok(())
         } else {
-            Err(meta.error("unknown argument of #[custom_rule]: expected a mode (`forward`), `of = function` and optionally `crate = path::to::ad`"))
+            let name = meta.path.get_ident().map_or_else(|| "this".to_owned(), ToString::to_string);
+            push(meta.error(format!("unknown mode `{name}` of #[custom_rule]: write `forward`")));
+            unknown_mode = true;
+            Ok(())
         }
     })
     .parse2(args);
     if let Err(e) = parsed {
         push(e);
     }
-    if mode.is_none() {
+    if mode.is_none() && !unknown_mode {
         push(syn::Error::new(
             span_all,
             "#[custom_rule] needs a mode: write `#[custom_rule(forward, of = function)]`",

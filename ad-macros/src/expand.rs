@@ -35,6 +35,26 @@ fn location(krate: &TokenStream, span: Span) -> TokenStream {
     }
 }
 
+/// `tokens` with every span set to `span`, so that an expression built from them spans only the
+/// user's tokens it stands for.
+fn respan(tokens: &TokenStream, span: Span) -> TokenStream {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|mut t| {
+            t.set_span(span);
+            t
+        })
+        .collect()
+}
+
+fn loader_locals() -> (Ident, Ident) {
+    (
+        Ident::new("rule", Span::mixed_site()),
+        Ident::new("info", Span::mixed_site()),
+    )
+}
+
 fn entry_attrs(krate: &TokenStream) -> TokenStream {
     quote! {
         #[#krate::__private::linkme::distributed_slice(#krate::__private::RULES)]
@@ -75,6 +95,7 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
     let here = location(krate, name.span());
     let callees = callee_list(krate, &fwd.callees);
     let entry = Ident::new("__AD_FORWARD_ENTRY", Span::mixed_site());
+    let (rule, info) = loader_locals();
 
     Ok(quote! {
         #func
@@ -85,7 +106,12 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
 
             #attrs
             static #entry: #krate::__private::RuleEntry = #krate::__private::RuleEntry {
-                load: || #krate::__private::load_forward(#name, #name as usize, #jvp_name),
+                load: || {
+                    #[allow(unused_assignments)]
+                    let (mut #rule, #info) = #krate::__private::Function::__forward_parts(&#name, #name as usize);
+                    #rule = #jvp_name;
+                    (#info, #krate::__private::boxed(#rule))
+                },
                 mode: #krate::__private::Mode::Forward,
                 origin: #krate::__private::Origin::Generated,
                 rule_name: ::core::concat!(::core::module_path!(), "::", #name_str),
@@ -104,7 +130,7 @@ fn callee_list(krate: &TokenStream, sites: &[CalleeSite]) -> Vec<TokenStream> {
             let location = location(krate, site.span);
             quote! {
                 #krate::__private::Callee {
-                    load: || #krate::__private::fn_info(#callee, #callee as usize),
+                    load: || #krate::__private::Function::__info(&#callee, #callee as usize),
                     location: #location,
                 }
             }
@@ -143,8 +169,14 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
     let here = location(krate, rule_ident.span());
     let entry = Ident::new("__AD_RULE_ENTRY", Span::mixed_site());
     let attr::RuleMode::Forward = args.mode;
-    // The rule's own tokens carry the type check, so a wrong signature is reported on them.
-    let rule_path = quote_spanned!(rule_ident.span()=> #rule_ident);
+    // The rule is assigned over a placeholder of the expected type: a wrong signature is one
+    // "mismatched types" on the rule's own name that spells out the expected signature.
+    let of_span = syn::spanned::Spanned::span(of);
+    let krate_at_of = respan(krate, of_span);
+    let parts = quote_spanned!(of_span=> #krate_at_of::__private::Function::__forward_parts(&#of, #of as usize));
+    // Hygienic locals: a rule function named `rule` must not be shadowed by them.
+    let (rule, info) = loader_locals();
+    let assign = quote_spanned!(rule_ident.span()=> #rule = #rule_ident;);
 
     Ok(quote! {
         #func
@@ -153,7 +185,12 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
         const _: () = {
             #attrs
             static #entry: #krate::__private::RuleEntry = #krate::__private::RuleEntry {
-                load: || #krate::__private::load_forward(#of, #of as usize, #rule_path),
+                load: || {
+                    #[allow(unused_assignments)]
+                    let (mut #rule, #info) = #parts;
+                    #assign
+                    (#info, #krate::__private::boxed(#rule))
+                },
                 mode: #krate::__private::Mode::Forward,
                 origin: #krate::__private::Origin::Custom,
                 rule_name: ::core::concat!(::core::module_path!(), "::", #rule_str),

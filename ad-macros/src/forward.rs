@@ -312,7 +312,7 @@ impl<'a> Forward<'a> {
                     let (#v, #d) = {
                         static #site: #krate::__private::CallSite =
                             #krate::__private::CallSite::new(#caller, ::core::file!(), #line, #column);
-                        #krate::__private::forward(&#site, #callee, (#(#pargs,)*), (#(#targs,)*))
+                        #krate::__private::Function::__forward(#callee, &#site, (#(#pargs,)*), (#(#targs,)*))
                     };
                 }
             }

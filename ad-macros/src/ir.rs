@@ -51,7 +51,7 @@ pub enum Inst {
         out: Value,
         tokens: TokenStream,
         reads: Vec<Var>,
-        only_inactive: Option<&'static str>,
+        only_inactive: Option<Unsupported>,
     },
     Read {
         out: Value,
@@ -132,6 +132,25 @@ pub enum Inst {
     Verbatim {
         tokens: TokenStream,
     },
+}
+
+/// A construct accepted only on values without a derivative: what it is and what to write instead.
+#[derive(Clone, Copy)]
+pub struct Unsupported {
+    pub what: &'static str,
+    pub fix: &'static str,
+}
+
+const MOVE: &str = "move this computation into a function of its own and call it (give that function #[differentiable] or a #[custom_rule])";
+
+impl Unsupported {
+    pub const fn new(what: &'static str) -> Self {
+        Unsupported { what, fix: MOVE }
+    }
+
+    pub const fn with_fix(what: &'static str, fix: &'static str) -> Self {
+        Unsupported { what, fix }
+    }
 }
 
 pub struct Block {

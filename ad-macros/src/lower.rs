@@ -1,7 +1,7 @@
 //! Parsing and validation: a `syn::ItemFn` becomes an `ir::Func`, or errors at the offending
 //! tokens, all of them together.
 
-use crate::ir::{Arith, Block, Func, Inst, Param, Value, ValueData, Var, VarData};
+use crate::ir::{Arith, Block, Func, Inst, Param, Unsupported, Value, ValueData, Var, VarData};
 use crate::prims::{self, Shape};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
@@ -41,6 +41,11 @@ pub fn known_inactive(ty: &Type) -> bool {
         Type::Group(g) => known_inactive(&g.elem),
         _ => type_name(ty).is_some_and(|n| prims::is_inactive_type_name(&n)),
     }
+}
+
+/// `f32` or `f64`.
+pub fn is_float_type(ty: &Type) -> bool {
+    type_name(ty).is_some_and(|n| prims::is_float_type_name(&n))
 }
 
 /// Types a parameter or result of a differentiable function may have in this version.
@@ -260,7 +265,7 @@ impl Lower {
                 out: v,
                 tokens,
                 reads,
-                only_inactive: Some("a macro call"),
+                only_inactive: Some(Unsupported::new("a macro call")),
             });
         }
     }
@@ -475,7 +480,7 @@ impl Lower {
         &mut self,
         e: &Expr,
         out: &mut Vec<Inst>,
-        only_inactive: Option<&'static str>,
+        only_inactive: Option<Unsupported>,
     ) -> Value {
         let tokens = e.to_token_stream();
         if let Some(bad) = find_control(&tokens) {
@@ -617,7 +622,9 @@ impl Lower {
                     });
                     v
                 }
-                syn::Member::Named(_) => self.verbatim(e, out, Some("a struct field")),
+                syn::Member::Named(_) => {
+                    self.verbatim(e, out, Some(Unsupported::new("a struct field")))
+                }
             },
             Expr::MethodCall(m) => self.method_call(m, out),
             Expr::Call(c) => self.call(c, out),
@@ -646,21 +653,37 @@ impl Lower {
                     out: v,
                     tokens: m.to_token_stream(),
                     reads,
-                    only_inactive: Some("a macro call"),
+                    only_inactive: Some(Unsupported::new("a macro call")),
                 });
                 v
             }
-            Expr::ForLoop(_) => self.verbatim(e, out, Some("a `for` loop")),
-            Expr::While(_) => self.verbatim(e, out, Some("a `while` loop")),
-            Expr::Loop(_) => self.verbatim(e, out, Some("a `loop`")),
-            Expr::Match(_) => self.verbatim(e, out, Some("a `match`")),
-            Expr::Index(_) => self.verbatim(e, out, Some("indexing")),
-            Expr::Array(_) | Expr::Repeat(_) => self.verbatim(e, out, Some("an array")),
-            Expr::Closure(_) => self.verbatim(e, out, Some("a closure")),
-            Expr::Reference(_) => self.verbatim(e, out, Some("a reference")),
-            Expr::Range(_) => self.verbatim(e, out, Some("a range")),
-            Expr::Struct(_) => self.verbatim(e, out, Some("a struct literal")),
-            Expr::Unsafe(_) => self.verbatim(e, out, Some("an `unsafe` block")),
+            Expr::ForLoop(_) => self.verbatim(e, out, Some(Unsupported::new("a `for` loop"))),
+            Expr::While(_) => self.verbatim(e, out, Some(Unsupported::new("a `while` loop"))),
+            Expr::Loop(_) => self.verbatim(e, out, Some(Unsupported::new("a `loop`"))),
+            Expr::Match(_) => self.verbatim(
+                e,
+                out,
+                Some(Unsupported::with_fix(
+                    "a `match`",
+                    "write it with `if`/`else`",
+                )),
+            ),
+            Expr::Index(_) => self.verbatim(e, out, Some(Unsupported::new("indexing"))),
+            Expr::Array(_) | Expr::Repeat(_) => {
+                self.verbatim(e, out, Some(Unsupported::new("an array")))
+            }
+            Expr::Closure(_) => self.verbatim(
+                e,
+                out,
+                Some(Unsupported::with_fix(
+                    "a closure",
+                    "write it as a named `fn` with #[differentiable] and call that",
+                )),
+            ),
+            Expr::Reference(_) => self.verbatim(e, out, Some(Unsupported::new("a reference"))),
+            Expr::Range(_) => self.verbatim(e, out, Some(Unsupported::new("a range"))),
+            Expr::Struct(_) => self.verbatim(e, out, Some(Unsupported::new("a struct literal"))),
+            Expr::Unsafe(_) => self.verbatim(e, out, Some(Unsupported::new("an `unsafe` block"))),
             other => {
                 self.errors.push(err(other, "#[differentiable] does not support this expression; move it into a function with a #[custom_rule]"));
                 self.dummy(out, other.span())
@@ -699,7 +722,7 @@ impl Lower {
         if prims::INACTIVE_METHODS.contains(&name.as_str()) {
             return self.verbatim(&Expr::MethodCall(m.clone()), out, None);
         }
-        self.verbatim(&Expr::MethodCall(m.clone()), out, Some("this method call"))
+        self.verbatim(&Expr::MethodCall(m.clone()), out, Some(Unsupported::with_fix("this method call", "the float methods that are differentiated are listed in the README; for anything else call a function (with #[differentiable] or a #[custom_rule]) instead of a method")))
     }
 
     fn call(&mut self, c: &syn::ExprCall, out: &mut Vec<Inst>) -> Value {
@@ -719,7 +742,7 @@ impl Lower {
                 .collect();
             if let [first] = segs.as_slice() {
                 if self.lookup(first).is_some() {
-                    self.errors.push(err(&c.func, "#[differentiable] cannot call a local variable: its derivative cannot be found; call the function by its name"));
+                    self.errors.push(err(&c.func, format!("#[differentiable] cannot call `{first}`: it is a local variable (a closure or a function pointer), and the registry finds derivatives of named functions only; write it as a named `fn` and call that")));
                     return self.dummy(out, c.span());
                 }
             }

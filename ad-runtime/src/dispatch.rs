@@ -90,9 +90,8 @@ impl CallSite {
 }
 
 /// Calls the forward rule that currently wins for `f`, from generated code.
-#[doc(hidden)]
 #[inline]
-pub fn forward<F, A>(
+pub(crate) fn forward<F, A>(
     site: &'static CallSite,
     f: F,
     args: A,

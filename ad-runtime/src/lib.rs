@@ -16,7 +16,8 @@ pub use tangent::{Differentiable, NoTangent};
 
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::dispatch::{CallSite, forward};
+    pub use crate::dispatch::CallSite;
+    pub use crate::function::Function;
     pub use crate::registry::{Callee, FnInfo, Location, Mode, Origin, RULES, RuleEntry};
     pub use linkme;
     pub mod ops {
