@@ -37,7 +37,7 @@ fn location(krate: &TokenStream, span: Span) -> TokenStream {
 
 /// `tokens` with every span set to `span`, so that an expression built from them spans only the
 /// user's tokens it stands for.
-fn respan(tokens: &TokenStream, span: Span) -> TokenStream {
+pub fn respan(tokens: &TokenStream, span: Span) -> TokenStream {
     tokens
         .clone()
         .into_iter()

@@ -308,11 +308,16 @@ impl<'a> Forward<'a> {
                 let caller = &self.caller;
                 let line = quote_spanned!(*span=> ::core::line!());
                 let column = quote_spanned!(*span=> ::core::column!());
+                // The call carries the user's span: a type error in it points at the user's call.
+                let krate_here = crate::expand::respan(&krate, *span);
+                let call = quote_spanned! {*span=>
+                    #krate_here::__private::Function::__forward(#callee, &#site, (#(#pargs,)*), (#(#targs,)*))
+                };
                 quote! {
                     let (#v, #d) = {
                         static #site: #krate::__private::CallSite =
                             #krate::__private::CallSite::new(#caller, ::core::file!(), #line, #column);
-                        #krate::__private::Function::__forward(#callee, &#site, (#(#pargs,)*), (#(#targs,)*))
+                        #call
                     };
                 }
             }
