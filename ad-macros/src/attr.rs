@@ -117,23 +117,22 @@ pub fn custom_rule(args: TokenStream) -> syn::Result<RuleArgs> {
             "#[custom_rule] needs the function the rule is for: write `#[custom_rule(forward, of = function)]`",
         ));
     }
-    if let Some(of) = &of {
-        if let [ty, method] = of
+    if let Some(of) = &of
+        && let [ty, method] = of
             .segments
             .iter()
             .map(|s| s.ident.to_string())
             .collect::<Vec<_>>()
             .as_slice()
-        {
-            if crate::prims::is_float_type_name(ty) && crate::prims::lookup(method).is_some() {
-                push(syn::Error::new_spanned(
-                    of,
-                    format!(
-                        "`{ty}::{method}` is a primitive: its derivative is built into #[differentiable] and cannot be replaced; write your own function that calls it and give that function the rule"
-                    ),
-                ));
-            }
-        }
+        && crate::prims::is_float_type_name(ty)
+        && crate::prims::lookup(method).is_some()
+    {
+        push(syn::Error::new_spanned(
+            of,
+            format!(
+                "`{ty}::{method}` is a primitive: its derivative is built into #[differentiable] and cannot be replaced; write your own function that calls it and give that function the rule"
+            ),
+        ));
     }
     if let Some(e) = errors {
         return Err(e);

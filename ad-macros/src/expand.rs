@@ -56,7 +56,10 @@ fn loader_locals() -> (Ident, Ident) {
 }
 
 fn entry_attrs(krate: &TokenStream) -> TokenStream {
+    // `f as usize` is the function's address, which the function-pointer fallback matches
+    // against; the cast is what is meant.
     quote! {
+        #[allow(function_casts_as_integer)]
         #[#krate::__private::linkme::distributed_slice(#krate::__private::RULES)]
         #[linkme(crate = #krate::__private::linkme)]
     }

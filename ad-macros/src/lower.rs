@@ -507,10 +507,10 @@ impl Lower {
     fn reads_of(&self, tokens: &TokenStream) -> Vec<Var> {
         let mut reads = Vec::new();
         collect_idents(tokens.clone(), &mut |ident| {
-            if let Some(var) = self.lookup(&ident.to_string()) {
-                if !reads.contains(&var) {
-                    reads.push(var);
-                }
+            if let Some(var) = self.lookup(&ident.to_string())
+                && !reads.contains(&var)
+            {
+                reads.push(var);
             }
         });
         reads
@@ -527,14 +527,13 @@ impl Lower {
                 v
             }
             Expr::Path(p) => {
-                if p.qself.is_none() {
-                    if let Some(var) = p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
-                    {
-                        let v = self.value(p.span());
-                        out.push(Inst::Read { out: v, var });
-                        self.pending.push((v, var));
-                        return v;
-                    }
+                if p.qself.is_none()
+                    && let Some(var) = p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+                {
+                    let v = self.value(p.span());
+                    out.push(Inst::Read { out: v, var });
+                    self.pending.push((v, var));
+                    return v;
                 }
                 let v = self.value(p.span());
                 out.push(Inst::Const {
@@ -740,48 +739,46 @@ impl Lower {
                 .iter()
                 .map(|s| s.ident.to_string())
                 .collect();
-            if let [first] = segs.as_slice() {
-                if self.lookup(first).is_some() {
-                    self.errors.push(err(&c.func, format!("#[differentiable] cannot call `{first}`: it is a local variable (a closure or a function pointer), and the registry finds derivatives of named functions only; write it as a named `fn` and call that")));
+            if let [first] = segs.as_slice()
+                && self.lookup(first).is_some()
+            {
+                self.errors.push(err(&c.func, format!("#[differentiable] cannot call `{first}`: it is a local variable (a closure or a function pointer), and the registry finds derivatives of named functions only; write it as a named `fn` and call that")));
+                return self.dummy(out, c.span());
+            }
+            if let [ty, method] = segs.as_slice()
+                && prims::is_float_type_name(ty)
+                && let Some(prim) = prims::lookup(method)
+            {
+                let n = match prim.shape {
+                    Shape::Unary => 1,
+                    Shape::PowI => 2,
+                    Shape::Multi(n) => n,
+                };
+                if c.args.len() != n {
+                    self.errors
+                        .push(err(c, format!("`{ty}::{method}` takes {n} argument(s)")));
                     return self.dummy(out, c.span());
                 }
-            }
-            if let [ty, method] = segs.as_slice() {
-                if prims::is_float_type_name(ty) {
-                    if let Some(prim) = prims::lookup(method) {
-                        let n = match prim.shape {
-                            Shape::Unary => 1,
-                            Shape::PowI => 2,
-                            Shape::Multi(n) => n,
-                        };
-                        if c.args.len() != n {
-                            self.errors
-                                .push(err(c, format!("`{ty}::{method}` takes {n} argument(s)")));
-                            return self.dummy(out, c.span());
-                        }
-                        let mut vals: Vec<Value> =
-                            c.args.iter().map(|a| self.expr(a, out)).collect();
-                        let recv = vals.remove(0);
-                        let v = self.value(c.span());
-                        let method = path
-                            .path
-                            .segments
-                            .last()
-                            .expect("two segments")
-                            .ident
-                            .clone();
-                        let ufcs = Some(path.path.segments[0].ident.clone());
-                        out.push(Inst::Method {
-                            out: v,
-                            prim,
-                            method,
-                            ufcs,
-                            recv,
-                            args: vals,
-                        });
-                        return v;
-                    }
-                }
+                let mut vals: Vec<Value> = c.args.iter().map(|a| self.expr(a, out)).collect();
+                let recv = vals.remove(0);
+                let v = self.value(c.span());
+                let method = path
+                    .path
+                    .segments
+                    .last()
+                    .expect("two segments")
+                    .ident
+                    .clone();
+                let ufcs = Some(path.path.segments[0].ident.clone());
+                out.push(Inst::Method {
+                    out: v,
+                    prim,
+                    method,
+                    ufcs,
+                    recv,
+                    args: vals,
+                });
+                return v;
             }
         }
         let args = c.args.iter().map(|a| self.expr(a, out)).collect();
@@ -897,10 +894,8 @@ fn may_write(tokens: &TokenStream) -> bool {
     for (i, tt) in tts.iter().enumerate() {
         match tt {
             TokenTree::Ident(id) if id == "mut" => return true,
-            TokenTree::Group(g) => {
-                if may_write(&g.stream()) {
-                    return true;
-                }
+            TokenTree::Group(g) if may_write(&g.stream()) => {
+                return true;
             }
             TokenTree::Punct(p) if p.as_char() == '=' => {
                 let prev = i.checked_sub(1).and_then(|j| match &tts[j] {

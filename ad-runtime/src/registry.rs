@@ -333,30 +333,30 @@ fn check_rec(
         return Ok(());
     }
     seen.push(key);
-    if let Resolution::Static(loaded) = resolve(runtime, key, mode, name, caller, location)? {
-        if loaded.entry.origin == Origin::Generated {
-            let caller = loaded.function.name;
-            for callee in loaded.entry.callees {
-                let info = (callee.load)();
-                let key = if info.key == info.ptr_type {
-                    // A call through a pointer-typed constant: resolved by address, like a call.
-                    key_of_address(info.ptr_type, info.address, callee.location)?
-                } else {
-                    Key {
-                        type_id: info.key,
-                        address: 0,
-                    }
-                };
-                check_rec(
-                    runtime,
-                    key,
-                    mode,
-                    &|| info.name.to_owned(),
-                    caller,
-                    callee.location,
-                    seen,
-                )?;
-            }
+    if let Resolution::Static(loaded) = resolve(runtime, key, mode, name, caller, location)?
+        && loaded.entry.origin == Origin::Generated
+    {
+        let caller = loaded.function.name;
+        for callee in loaded.entry.callees {
+            let info = (callee.load)();
+            let key = if info.key == info.ptr_type {
+                // A call through a pointer-typed constant: resolved by address, like a call.
+                key_of_address(info.ptr_type, info.address, callee.location)?
+            } else {
+                Key {
+                    type_id: info.key,
+                    address: 0,
+                }
+            };
+            check_rec(
+                runtime,
+                key,
+                mode,
+                &|| info.name.to_owned(),
+                caller,
+                callee.location,
+                seen,
+            )?;
         }
     }
     Ok(())
