@@ -13,7 +13,8 @@
 //!   NaN argument: all to the other argument, whose value the method returns;
 //! - `clamp` at a bound: to `self` (the interval is closed);
 //! - `hypot(0, 0)`: 0 to both;
-//! - `powf(x, p)` with `p == 0`: 0 for `x`; with `x^p == 0`: 0 for `p`; `powi(x, 0)`: 0.
+//! - `powf(x, p)` with `p == 0`: 0 for `x`; with `x <= 0` or `x^p == 0`: 0 for `p`;
+//!   `powi(x, 0)`: 0.
 
 use crate::tangent::Differentiable;
 use core::ops::{Add, Div, Mul, Neg, Sub};
@@ -157,7 +158,9 @@ pub fn powi<S: Real>(x: S, n: i32, _y: S) -> S {
     }
 }
 
-/// d x^p = (p x^(p-1), x^p ln x); 0 for x when p = 0, 0 for p when x^p = 0.
+/// d x^p = (p x^(p-1), x^p ln x); 0 for x when p = 0; 0 for p when x <= 0 or x^p = 0 (for
+/// x < 0, x^p is real only at integer p, so it has no derivative along p; a NaN there would
+/// also spoil the derivative along x whenever p carries a zero tangent).
 #[inline(always)]
 pub fn powf<S: Real>(x: S, p: S, y: S) -> (S, S) {
     let dx = if p == S::c(0.0) {
@@ -165,7 +168,7 @@ pub fn powf<S: Real>(x: S, p: S, y: S) -> (S, S) {
     } else {
         p * x.powf(p - S::c(1.0))
     };
-    let dp = if y == S::c(0.0) {
+    let dp = if x <= S::c(0.0) || y == S::c(0.0) {
         S::c(0.0)
     } else {
         y * x.ln()
