@@ -50,8 +50,8 @@ pub use ad_macros::differentiable;
 pub use ad_macros::custom_rule;
 
 pub use ad_runtime::{
-    Differentiable, Error, ForwardClosure, Function, Location, Mode, NoTangent, Origin, Tan, jvp,
-    try_jvp,
+    Differentiable, Error, ForwardClosure, Function, Location, Mode, NoDerivative, NoTangent,
+    Origin, Tan, jvp, try_jvp,
 };
 
 /// Rules registered at run time.

@@ -10,7 +10,12 @@ use crate::lower::known_inactive;
 
 pub struct Activity {
     pub values: Vec<bool>,
-    pub vars: Vec<bool>,
+    /// Per name, not per binding: a name written in two macro contexts may stand for two
+    /// bindings the macro cannot tell apart, so all bindings of a name carry a tangent as soon
+    /// as one of them needs it. Generated code then names each tangent after the identifier as
+    /// written, and rustc's own resolution pairs it with its primal.
+    groups: Vec<bool>,
+    group_of: Vec<usize>,
 }
 
 impl Activity {
@@ -19,17 +24,31 @@ impl Activity {
     }
 
     pub fn var(&self, v: Var) -> bool {
-        self.vars[v.0 as usize]
+        self.groups[self.group_of[v.0 as usize]]
     }
 }
 
 pub fn analyse(func: &Func) -> Activity {
+    let mut names: Vec<String> = Vec::new();
+    let group_of = func
+        .vars
+        .iter()
+        .map(|v| {
+            let name = v.ident.to_string();
+            names.iter().position(|n| *n == name).unwrap_or_else(|| {
+                names.push(name);
+                names.len() - 1
+            })
+        })
+        .collect();
     let mut act = Activity {
         values: vec![false; func.values.len()],
-        vars: vec![false; func.vars.len()],
+        groups: vec![false; names.len()],
+        group_of,
     };
     for p in &func.params {
-        act.vars[p.var.0 as usize] = !func.vars[p.var.0 as usize].known_inactive;
+        let mut changed = false;
+        set_var(func, &mut act, p.var, true, &mut changed);
     }
     // Iterate to a fixed point: a variable assigned an active value later in the body (or, with
     // loops, in a later iteration) makes earlier reads of it active too.
@@ -49,9 +68,12 @@ fn set_value(act: &mut Activity, v: Value, active: bool, changed: &mut bool) {
     }
 }
 
+/// A write of an active value makes the variable active, unless its declared type has no
+/// derivative.
 fn set_var(func: &Func, act: &mut Activity, var: Var, active: bool, changed: &mut bool) {
-    if active && !func.vars[var.0 as usize].known_inactive && !act.vars[var.0 as usize] {
-        act.vars[var.0 as usize] = true;
+    let group = act.group_of[var.0 as usize];
+    if active && !func.vars[var.0 as usize].known_inactive && !act.groups[group] {
+        act.groups[group] = true;
         *changed = true;
     }
 }
@@ -63,7 +85,7 @@ fn block(func: &Func, b: &Block, act: &mut Activity, changed: &mut bool) {
             | Inst::Opaque { .. }
             | Inst::Inactive { .. }
             | Inst::Verbatim { .. } => {}
-            Inst::Read { out, var } => {
+            Inst::Read { out, var, .. } => {
                 let a = act.var(*var);
                 set_value(act, *out, a, changed);
             }
@@ -106,7 +128,7 @@ fn block(func: &Func, b: &Block, act: &mut Activity, changed: &mut bool) {
                     set_var(func, act, *var, x, changed);
                 }
             }
-            Inst::Assign { var, value } => {
+            Inst::Assign { var, value, .. } => {
                 let x = act.value(*value);
                 set_var(func, act, *var, x, changed);
             }
@@ -145,6 +167,34 @@ pub fn check(func: &Func, act: &Activity, errors: &mut Vec<syn::Error>) {
 
 fn check_block(func: &Func, b: &Block, act: &Activity, errors: &mut Vec<syn::Error>) {
     for inst in &b.insts {
+        // Tokens kept verbatim must not change a variable that carries a derivative: the
+        // change would not reach its tangent.
+        // (An unsupported construct is reported as such below, not as a write.)
+        if let Inst::Opaque {
+            tokens,
+            reads,
+            may_write: true,
+            only_inactive: None,
+            ..
+        }
+        | Inst::Verbatim {
+            tokens,
+            reads,
+            may_write: true,
+        } = inst
+            && let Some(var) = reads.iter().find(|v| act.var(**v))
+        {
+            let name = &func.vars[var.0 as usize].ident;
+            errors.push(syn::Error::new_spanned(
+                tokens,
+                format!(
+                    "#[differentiable] cannot keep this as it is: it may change `{name}`, which carries a derivative, \
+                     and the change would not reach the derivative; assign to `{name}` in a statement of its own (`{name} = ...;`), \
+                     and call functions by value rather than through `&mut`"
+                ),
+            ));
+            continue;
+        }
         match inst {
             Inst::Opaque {
                 tokens,

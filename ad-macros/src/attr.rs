@@ -117,8 +117,9 @@ pub fn custom_rule(args: TokenStream) -> syn::Result<RuleArgs> {
             "#[custom_rule] needs the function the rule is for: write `#[custom_rule(forward, of = function)]`",
         ));
     }
+    // `f64::sqrt`, `core::primitive::f64::sqrt`, `std::primitive::f32::max`, ...
     if let Some(of) = &of
-        && let [ty, method] = of
+        && let [.., ty, method] = of
             .segments
             .iter()
             .map(|s| s.ident.to_string())

@@ -93,7 +93,7 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
     let jvp = fwd.emit();
     let jvp_name = Forward::fn_name(&ir);
     let name = &func.sig.ident;
-    let name_str = name.to_string();
+    let name_str = syn::ext::IdentExt::unraw(name).to_string();
     let attrs = entry_attrs(krate);
     let here = location(krate, name.span());
     let callees = callee_list(krate, &fwd.callees);
@@ -167,7 +167,7 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
     let krate = &args.krate;
     let of = &args.of;
     let rule_ident = &func.sig.ident;
-    let rule_str = rule_ident.to_string();
+    let rule_str = syn::ext::IdentExt::unraw(rule_ident).to_string();
     let attrs = entry_attrs(krate);
     let here = location(krate, rule_ident.span());
     let entry = Ident::new("__AD_RULE_ENTRY", Span::mixed_site());

@@ -11,6 +11,7 @@ use crate::prims::Shape;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::Ident;
+use syn::ext::IdentExt;
 
 /// A call through the registry inside the generated code.
 pub struct CalleeSite {
@@ -32,7 +33,7 @@ fn hyg(name: String) -> Ident {
 
 impl<'a> Forward<'a> {
     pub fn new(func: &'a Func, act: &'a Activity, krate: &'a TokenStream) -> Self {
-        let name = func.name.to_string();
+        let name = func.name.unraw().to_string();
         Forward {
             func,
             act,
@@ -44,15 +45,17 @@ impl<'a> Forward<'a> {
 
     /// The name of the generated JVP function.
     pub fn fn_name(func: &Func) -> Ident {
-        hyg(format!("__ad_forward_{}", func.name))
+        hyg(format!("__ad_forward_{}", func.name.unraw()))
     }
 
-    fn var_ident(&self, var: Var) -> Ident {
-        self.func.vars[var.0 as usize].ident.clone()
+    /// The tangent of the variable named `ident` where `ident` is written: the same name with a
+    /// prefix, and the same span, so that it resolves to the binding the primal resolves to.
+    fn tangent_of(ident: &Ident) -> Ident {
+        Ident::new(&format!("__d_{}", ident.unraw()), ident.span())
     }
 
     fn var_tangent(&self, var: Var) -> Ident {
-        hyg(format!("d{}", self.func.vars[var.0 as usize].ident))
+        Self::tangent_of(&self.func.vars[var.0 as usize].ident)
     }
 
     /// How a value is written in generated code. Constants and reads that are not overwritten
@@ -111,6 +114,12 @@ impl<'a> Forward<'a> {
             }
         }
         let ret = &func.ret;
+        let checks: Vec<TokenStream> = func
+            .params
+            .iter()
+            .filter(|p| func.vars[p.var.0 as usize].known_inactive)
+            .map(|p| self.assert_no_derivative(&p.ty))
+            .collect();
         let mut al = Aliases::default();
         let body = self.block(&func.body, &mut al);
         let tail = func.body.result.map(|r| {
@@ -122,10 +131,18 @@ impl<'a> Forward<'a> {
             #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unreachable_code, clippy::all, clippy::pedantic, clippy::nursery)]
             #[inline]
             fn #name(#(#params),*) -> (#ret, <#ret as #krate::__private::Differentiable>::Tangent) {
+                #(#checks)*
                 #body
                 #tail
             }
         }
+    }
+
+    /// The macro took `ty` for a type without a derivative by its name; rustc checks that it is.
+    fn assert_no_derivative(&self, ty: &syn::Type) -> TokenStream {
+        let span = syn::spanned::Spanned::span(ty);
+        let krate = crate::expand::respan(self.krate, span);
+        quote_spanned!(span=> <#ty as #krate::__private::NoDerivative>::__assert();)
     }
 
     fn block(&mut self, b: &Block, al: &mut Aliases) -> TokenStream {
@@ -177,9 +194,9 @@ impl<'a> Forward<'a> {
                 }
             }
             Inst::Opaque { out, tokens, .. } => self.def(*out, tokens.clone(), None),
-            Inst::Read { out, var } => {
-                let x = self.var_ident(*var);
-                let dx = self.var_tangent(*var);
+            Inst::Read { out, var, ident } => {
+                let x = ident.clone();
+                let dx = Self::tangent_of(ident);
                 if self.func.values[out.0 as usize].needs_copy {
                     self.def(*out, quote!(#x), Some(quote!(#dx)))
                 } else {
@@ -327,7 +344,11 @@ impl<'a> Forward<'a> {
                     let ta = self.t(*a, al);
                     quote!(#krate::__private::ops::cast::<_, #ty>(#pa, #ta))
                 });
-                self.def(*out, quote!(#pa as #ty), tangent)
+                let mut ts = self.def(*out, quote!(#pa as #ty), tangent);
+                if crate::lower::known_inactive(ty) {
+                    ts.extend(self.assert_no_derivative(ty));
+                }
+                ts
             }
             Inst::Tuple { out, elems } => {
                 let ps: Vec<TokenStream> = elems.iter().map(|e| self.p(*e, al)).collect();
@@ -349,6 +370,11 @@ impl<'a> Forward<'a> {
                     quote!(= #p)
                 });
                 let mut ts = quote!(let #m #x #ty #pinit;);
+                if data.known_inactive
+                    && let Some(t) = &data.ty
+                {
+                    ts.extend(self.assert_no_derivative(t));
+                }
                 if self.act.var(*var) {
                     let dx = self.var_tangent(*var);
                     let dty = data
@@ -363,12 +389,12 @@ impl<'a> Forward<'a> {
                 }
                 ts
             }
-            Inst::Assign { var, value } => {
-                let x = self.var_ident(*var);
+            Inst::Assign { var, ident, value } => {
+                let x = ident.clone();
                 let p = self.p(*value, al);
                 let mut ts = quote!(#x = #p;);
                 if self.act.var(*var) {
-                    let dx = self.var_tangent(*var);
+                    let dx = Self::tangent_of(ident);
                     let t = self.t_or_zero(*value, al);
                     ts.extend(quote!(#dx = #t;));
                 }
@@ -396,7 +422,7 @@ impl<'a> Forward<'a> {
                 let t = self.t_or_zero(*value, al);
                 quote!(return (#p, #t);)
             }
-            Inst::Verbatim { tokens } => tokens.clone(),
+            Inst::Verbatim { tokens, .. } => tokens.clone(),
         }
     }
 

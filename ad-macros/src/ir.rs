@@ -51,11 +51,17 @@ pub enum Inst {
         out: Value,
         tokens: TokenStream,
         reads: Vec<Var>,
+        /// The tokens may change a variable they read (an assignment, `&mut`, a macro, a method
+        /// that is not known to be read-only): an error if such a variable carries a derivative.
+        may_write: bool,
         only_inactive: Option<Unsupported>,
     },
+    /// A read of a variable; `ident` is the name as written at the read, whose hygiene decides
+    /// which binding it means.
     Read {
         out: Value,
         var: Var,
+        ident: Ident,
     },
     Neg {
         out: Value,
@@ -112,6 +118,7 @@ pub enum Inst {
     },
     Assign {
         var: Var,
+        ident: Ident,
         value: Value,
     },
     /// A block expression with its own scope.
@@ -131,6 +138,8 @@ pub enum Inst {
     /// A statement kept as it is: `assert!`, nested items.
     Verbatim {
         tokens: TokenStream,
+        reads: Vec<Var>,
+        may_write: bool,
     },
 }
 

@@ -194,9 +194,7 @@ impl Lower {
             let last = i + 1 == stmts.len();
             match stmt {
                 Stmt::Local(local) => self.local(local, &mut insts),
-                Stmt::Item(item) => insts.push(Inst::Verbatim {
-                    tokens: item.to_token_stream(),
-                }),
+                Stmt::Item(item) => self.nested_item(item, &mut insts),
                 Stmt::Macro(m) => self.stmt_macro(&m.mac, m.to_token_stream(), &mut insts),
                 Stmt::Expr(e, semi) => {
                     if last && semi.is_none() && !diverges_syntactically(e) {
@@ -214,11 +212,8 @@ impl Lower {
     /// A tail expression: its value, or `None` for `()`-typed tails such as an `if` statement.
     fn expr_tail(&mut self, e: &Expr, out: &mut Vec<Inst>) -> Option<Value> {
         match e {
-            Expr::If(i) if i.else_branch.is_none() => {
-                self.stmt_expr(e, out);
-                let _ = i;
-                None
-            }
+            // An `if` or block without a value, or one whose branches all `return`.
+            Expr::If(_) | Expr::Block(_) => self.expr_maybe_unit(e, out),
             Expr::Assign(_) => {
                 self.stmt_expr(e, out);
                 None
@@ -238,35 +233,67 @@ impl Lower {
             .last()
             .map(|s| s.ident.to_string())
             .unwrap_or_default();
-        let read_only = matches!(
-            name.as_str(),
-            "assert"
-                | "assert_eq"
-                | "assert_ne"
-                | "debug_assert"
-                | "debug_assert_eq"
-                | "debug_assert_ne"
-                | "println"
-                | "print"
-                | "eprintln"
-                | "eprint"
-                | "dbg"
-                | "todo"
-                | "unimplemented"
-                | "unreachable"
-                | "panic"
-        );
-        if read_only {
-            out.push(Inst::Verbatim { tokens });
+        if name == "thread_local" {
+            self.errors.push(err(mac, "#[differentiable] does not support `thread_local!` inside the function: the derivative would get a second, separate copy; declare it outside the function"));
+            return;
+        }
+        let reads = self.reads_of(&mac.tokens);
+        if READ_ONLY_MACROS.contains(&name.as_str()) {
+            let may_write = may_write(&mac.tokens);
+            self.mark_pending(&reads, may_write);
+            out.push(Inst::Verbatim {
+                tokens,
+                reads,
+                may_write,
+            });
         } else {
             let v = self.value(mac.span());
-            let reads = self.reads_of(&mac.tokens);
+            self.mark_pending(&reads, true);
             out.push(Inst::Opaque {
                 out: v,
                 tokens,
                 reads,
+                may_write: true,
                 only_inactive: Some(Unsupported::new("a macro call")),
             });
+        }
+    }
+
+    /// An item declared inside the function body is emitted again inside the derivative, so it
+    /// must not be one whose identity matters.
+    fn nested_item(&mut self, item: &syn::Item, out: &mut Vec<Inst>) {
+        if let syn::Item::Static(s) = item {
+            self.errors.push(err(&s.static_token, "#[differentiable] does not support a `static` inside the function: the derivative would get a second, separate copy; declare it outside the function"));
+            return;
+        }
+        let attrs: &[syn::Attribute] = match item {
+            syn::Item::Fn(f) => &f.attrs,
+            syn::Item::Const(c) => &c.attrs,
+            syn::Item::Mod(m) => &m.attrs,
+            _ => &[],
+        };
+        for attr in attrs {
+            let last = attr.path().segments.last().map(|s| s.ident.to_string());
+            if matches!(last.as_deref(), Some("differentiable" | "custom_rule")) {
+                self.errors.push(err(attr, "#[differentiable] does not support `ad` attributes on items inside the function: they would be registered twice; declare the item outside the function"));
+                return;
+            }
+        }
+        out.push(Inst::Verbatim {
+            tokens: item.to_token_stream(),
+            reads: Vec::new(),
+            may_write: false,
+        });
+    }
+
+    /// Pending reads of variables that verbatim tokens may change must copy their value first.
+    fn mark_pending(&mut self, reads: &[Var], may_write: bool) {
+        if may_write {
+            for (read, v) in &self.pending {
+                if reads.contains(v) {
+                    self.values[read.0 as usize].needs_copy = true;
+                }
+            }
         }
     }
 
@@ -317,6 +344,8 @@ impl Lower {
             Pat::Paren(p) => self.pattern(&p.pat, ty, value, out, binds),
             Pat::Type(t) => self.pattern(&t.pat, Some((*t.ty).clone()), value, out, binds),
             Pat::Tuple(t) => {
+                // `let (t, a) = t;` binds `t` before reading `t.1`: read the source from a copy.
+                self.values[value.0 as usize].needs_copy = true;
                 let elem_types: Option<Vec<Type>> = match &ty {
                     Some(Type::Tuple(tt)) if tt.elems.len() == t.elems.len() => Some(tt.elems.iter().cloned().collect()),
                     _ => None,
@@ -340,43 +369,52 @@ impl Lower {
         }
     }
 
-    fn local_var(&mut self, e: &Expr) -> Option<Var> {
+    /// The local variable an expression names, with the identifier as written there.
+    fn local_var(&mut self, e: &Expr) -> Option<(Var, Ident)> {
         match e {
             Expr::Path(p) if p.qself.is_none() => {
-                p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+                let ident = p.path.get_ident()?;
+                self.lookup(&ident.to_string()).map(|v| (v, ident.clone()))
             }
             Expr::Paren(p) => self.local_var(&p.expr),
             _ => None,
         }
     }
 
-    fn assign(&mut self, var: Var, value: Value, out: &mut Vec<Inst>) {
+    fn assign(&mut self, var: Var, ident: Ident, value: Value, out: &mut Vec<Inst>) {
+        // Variables are told apart by name here; a name written from two macro contexts may
+        // stand for two variables, so every pending read of the name copies its value.
+        let name = ident.to_string();
         for (read, v) in &self.pending {
-            if *v == var {
+            if self.vars[v.0 as usize].ident == name {
                 self.values[read.0 as usize].needs_copy = true;
             }
         }
-        out.push(Inst::Assign { var, value });
+        out.push(Inst::Assign { var, ident, value });
     }
 
     fn stmt_expr(&mut self, e: &Expr, out: &mut Vec<Inst>) {
         match e {
             Expr::Assign(a) => {
-                let Some(var) = self.local_var(&a.left) else {
+                let Some((var, ident)) = self.local_var(&a.left) else {
                     self.errors.push(err(&a.left, "#[differentiable] supports assignment to local variables only; bind the result with `let`"));
                     return;
                 };
                 let value = self.expr(&a.right, out);
-                self.assign(var, value, out);
+                self.assign(var, ident, value, out);
             }
             Expr::Binary(b) if is_compound(&b.op) => {
-                let Some(var) = self.local_var(&b.left) else {
+                let Some((var, ident)) = self.local_var(&b.left) else {
                     self.errors.push(err(&b.left, "#[differentiable] supports compound assignment to local variables only; bind the result with `let`"));
                     return;
                 };
                 let rhs = self.expr(&b.right, out);
                 let lhs = self.value(b.left.span());
-                out.push(Inst::Read { out: lhs, var });
+                out.push(Inst::Read {
+                    out: lhs,
+                    var,
+                    ident: ident.clone(),
+                });
                 let result = self.value(b.span());
                 let op_tokens = compound_base(&b.op);
                 match arith_of_compound(&b.op) {
@@ -394,7 +432,7 @@ impl Lower {
                         op_tokens,
                     }),
                 }
-                self.assign(var, result, out);
+                self.assign(var, ident, result, out);
             }
             Expr::Return(r) => {
                 let Some(value) = &r.expr else {
@@ -487,27 +525,25 @@ impl Lower {
             self.errors.push(syn::Error::new(bad.span(), format!("#[differentiable] does not support `{bad}` inside this expression; move it into its own statement")));
         }
         let reads = self.reads_of(&tokens);
-        if may_write(&tokens) {
-            for (read, v) in &self.pending {
-                if reads.contains(v) {
-                    self.values[read.0 as usize].needs_copy = true;
-                }
-            }
-        }
+        let may_write = may_write(&tokens);
+        self.mark_pending(&reads, may_write);
         let v = self.value(e.span());
         out.push(Inst::Opaque {
             out: v,
             tokens,
             reads,
+            may_write,
             only_inactive,
         });
         v
     }
 
+    /// The variables that tokens may read: every identifier naming a local, and every name
+    /// captured by a format string (`"{x}"`).
     fn reads_of(&self, tokens: &TokenStream) -> Vec<Var> {
         let mut reads = Vec::new();
-        collect_idents(tokens.clone(), &mut |ident| {
-            if let Some(var) = self.lookup(&ident.to_string())
+        collect_names(tokens.clone(), &mut |name| {
+            if let Some(var) = self.lookup(name)
                 && !reads.contains(&var)
             {
                 reads.push(var);
@@ -528,10 +564,15 @@ impl Lower {
             }
             Expr::Path(p) => {
                 if p.qself.is_none()
-                    && let Some(var) = p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+                    && let Some(ident) = p.path.get_ident()
+                    && let Some(var) = self.lookup(&ident.to_string())
                 {
                     let v = self.value(p.span());
-                    out.push(Inst::Read { out: v, var });
+                    out.push(Inst::Read {
+                        out: v,
+                        var,
+                        ident: ident.clone(),
+                    });
                     self.pending.push((v, var));
                     return v;
                 }
@@ -648,10 +689,21 @@ impl Lower {
             Expr::Macro(m) => {
                 let v = self.value(m.span());
                 let reads = self.reads_of(&m.mac.tokens);
+                let name = m
+                    .mac
+                    .path
+                    .segments
+                    .last()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default();
+                let may_write =
+                    !READ_ONLY_MACROS.contains(&name.as_str()) || may_write(&m.mac.tokens);
+                self.mark_pending(&reads, may_write);
                 out.push(Inst::Opaque {
                     out: v,
                     tokens: m.to_token_stream(),
                     reads,
+                    may_write,
                     only_inactive: Some(Unsupported::new("a macro call")),
                 });
                 v
@@ -793,6 +845,12 @@ impl Lower {
     }
 }
 
+fn is_read_only_method(name: &str) -> bool {
+    prims::lookup(name).is_some()
+        || prims::INACTIVE_METHODS.contains(&name)
+        || READ_ONLY_METHODS.contains(&name)
+}
+
 fn split_type(pat: &Pat) -> (&Pat, Option<&Type>) {
     match pat {
         Pat::Type(t) => (&t.pat, Some(&t.ty)),
@@ -859,15 +917,99 @@ fn compound_base(op: &BinOp) -> TokenStream {
     ts
 }
 
-fn collect_idents(tokens: TokenStream, f: &mut dyn FnMut(&Ident)) {
+fn collect_names(tokens: TokenStream, f: &mut dyn FnMut(&str)) {
     for tt in tokens {
         match tt {
-            TokenTree::Ident(i) => f(&i),
-            TokenTree::Group(g) => collect_idents(g.stream(), f),
-            _ => {}
+            TokenTree::Ident(i) => f(&i.to_string()),
+            TokenTree::Group(g) => collect_names(g.stream(), f),
+            TokenTree::Literal(l) => {
+                let text = l.to_string();
+                if text.ends_with('"') {
+                    format_captures(&text, f);
+                }
+            }
+            TokenTree::Punct(_) => {}
         }
     }
 }
+
+/// The names a format string captures: `{x}`, `{x:?}`, `{x:>8.3}`; `{{` is an escaped brace.
+fn format_captures(text: &str, f: &mut dyn FnMut(&str)) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'{' {
+            if bytes.get(i + 1) == Some(&b'{') {
+                i += 2;
+                continue;
+            }
+            let start = i + 1;
+            let mut end = start;
+            while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
+                end += 1;
+            }
+            if end > start && matches!(bytes.get(end), Some(b'}' | b':')) {
+                f(&text[start..end]);
+            }
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// Macros that only read their arguments.
+const READ_ONLY_MACROS: &[&str] = &[
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "println",
+    "print",
+    "eprintln",
+    "eprint",
+    "format",
+    "format_args",
+    "write",
+    "writeln",
+    "todo",
+    "unimplemented",
+    "unreachable",
+    "panic",
+];
+
+/// Methods known not to change their receiver, besides the float primitives.
+const READ_ONLY_METHODS: &[&str] = &[
+    "len",
+    "is_empty",
+    "clone",
+    "pow",
+    "abs_diff",
+    "count_ones",
+    "is_positive",
+    "is_negative",
+    "to_string",
+    "checked_add",
+    "checked_sub",
+    "checked_mul",
+    "checked_div",
+    "unwrap",
+    "expect",
+    "wrapping_add",
+    "wrapping_sub",
+    "wrapping_mul",
+    "saturating_add",
+    "saturating_sub",
+    "rem_euclid",
+    "div_euclid",
+    "then",
+    "then_some",
+    "contains",
+    "get",
+    "iter",
+];
 
 /// `return` or `?` inside an expression kept verbatim would leave the generated function with
 /// the primal's type.
@@ -887,13 +1029,32 @@ fn find_control(tokens: &TokenStream) -> Option<TokenTree> {
     None
 }
 
-/// Whether verbatim tokens may assign to a variable: an `=` that is not part of a comparison or
-/// `=>`, or `mut`.
+/// Whether verbatim tokens may change a variable: an `=` that is not part of a comparison or
+/// `=>`, `mut`, a macro other than the read-only ones, or a method call not known to be
+/// read-only (a `&mut self` method changes its receiver without any `=`).
 fn may_write(tokens: &TokenStream) -> bool {
     let tts: Vec<TokenTree> = tokens.clone().into_iter().collect();
     for (i, tt) in tts.iter().enumerate() {
         match tt {
             TokenTree::Ident(id) if id == "mut" => return true,
+            TokenTree::Ident(id)
+                if matches!(tts.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!')
+                    && matches!(tts.get(i + 2), Some(TokenTree::Group(_)))
+                    && !READ_ONLY_MACROS.contains(&id.to_string().as_str()) =>
+            {
+                return true;
+            }
+            TokenTree::Punct(p)
+                if p.as_char() == '.'
+                    && matches!(
+                        (tts.get(i + 1), tts.get(i + 2)),
+                        (Some(TokenTree::Ident(m)), Some(TokenTree::Group(g)))
+                            if g.delimiter() == proc_macro2::Delimiter::Parenthesis
+                                && !is_read_only_method(&m.to_string())
+                    ) =>
+            {
+                return true;
+            }
             TokenTree::Group(g) if may_write(&g.stream()) => {
                 return true;
             }

@@ -78,7 +78,6 @@ pub static INACTIVE_METHODS: &[&str] = &[
     "is_sign_positive",
     "is_sign_negative",
     "classify",
-    "to_bits",
     "total_cmp",
     "partial_cmp",
     "eq",

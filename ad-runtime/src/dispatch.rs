@@ -1,13 +1,14 @@
 //! Lazy dispatch from generated derivative code to whatever rule currently wins.
 //!
 //! Every call site in generated code owns a `static` [`CallSite`]. It caches the resolved rule
-//! together with the epoch it was resolved at; the fast path is one atomic load of the global
-//! epoch, one of the cache pointer, and two compares. Any registration bumps the epoch, so the next
-//! call through any site resolves again and sees it.
+//! together with the epoch of the called function at resolution; the fast path is one atomic
+//! load of the cache pointer, one of that function's epoch, and two compares, with no lock and no
+//! lookup. A registration for the function bumps its epoch, so the next call through any site
+//! that calls it resolves again and sees the new rule.
 
 use crate::error::Error;
 use crate::function::{Function, Tan};
-use crate::registry::{self, EPOCH, ForwardImpl, Location};
+use crate::registry::{self, ForwardImpl, Location, Validity};
 use core::any::TypeId;
 use core::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -15,7 +16,8 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 /// The header every cached resolution starts with.
 #[repr(C)]
 struct Header {
-    epoch: u64,
+    /// The called function's epoch and the value it had at resolution.
+    valid: Validity,
     /// `TypeId` of the `T` in the `Cached<T>` this header begins: checked before the cast back.
     type_id: TypeId,
 }
@@ -30,7 +32,7 @@ struct Cached<T> {
 #[doc(hidden)]
 pub struct CallSite {
     /// Points to a leaked `Cached<T>`; never freed, because another thread may be calling the
-    /// rule it holds. One small allocation per site per registry change.
+    /// rule it holds. One small allocation per site each time the called function's rules change.
     cache: AtomicPtr<Header>,
     caller: &'static str,
     location: Location,
@@ -48,7 +50,6 @@ impl CallSite {
 
     #[inline(always)]
     fn get<T: 'static>(&self) -> Option<&'static T> {
-        let epoch = EPOCH.load(Ordering::Acquire);
         let header = self.cache.load(Ordering::Acquire);
         if header.is_null() {
             return None;
@@ -58,17 +59,19 @@ impl CallSite {
         // is valid whatever `U` is, and the `TypeId` check makes the cast to `Cached<T>` exact.
         unsafe {
             let h = &*header;
-            if h.epoch != epoch || h.type_id != TypeId::of::<T>() {
+            if h.valid.epoch.load(Ordering::Acquire) != h.valid.seen
+                || h.type_id != TypeId::of::<T>()
+            {
                 return None;
             }
             Some(&(*header.cast::<Cached<T>>()).value)
         }
     }
 
-    fn set<T: Send + Sync + 'static>(&self, epoch: u64, value: T) -> &'static T {
+    fn set<T: Send + Sync + 'static>(&self, valid: Validity, value: T) -> &'static T {
         let cached: &'static mut Cached<T> = Box::leak(Box::new(Cached {
             header: Header {
-                epoch,
+                valid,
                 type_id: TypeId::of::<T>(),
             },
             value,
@@ -120,7 +123,7 @@ where
     A: 'static,
 {
     match registry::resolve_forward(f, site.caller, site.location) {
-        Ok((epoch, rule)) => site.set(epoch, rule).call(args, tangents),
+        Ok((valid, rule)) => site.set(valid, rule).call(args, tangents),
         Err(error) => fail(&error),
     }
 }

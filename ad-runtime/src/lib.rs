@@ -12,7 +12,7 @@ pub use api::{jvp, try_jvp};
 pub use error::Error;
 pub use function::{ForwardClosure, Function, Tan};
 pub use registry::{Location, Mode, Origin};
-pub use tangent::{Differentiable, NoTangent};
+pub use tangent::{Differentiable, NoDerivative, NoTangent};
 
 #[doc(hidden)]
 pub mod __private {
@@ -27,7 +27,7 @@ pub mod __private {
         pub use crate::prim::*;
     }
     pub use crate::private::*;
-    pub use crate::tangent::Differentiable;
+    pub use crate::tangent::{Differentiable, NoDerivative};
 }
 
 mod ops;

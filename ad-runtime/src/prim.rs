@@ -12,7 +12,7 @@
 //! - `max`/`min` with equal arguments: half to each (the symmetric choice, as JAX makes); with a
 //!   NaN argument: all to the other argument, whose value the method returns;
 //! - `clamp` at a bound: to `self` (the interval is closed);
-//! - `hypot(0, 0)`: 0 to both;
+//! - `hypot(0, 0)` and `atan2(0, 0)`: 0 to both;
 //! - `powf(x, p)` with `p == 0`: 0 for `x`; with `x <= 0` or `x^p == 0`: 0 for `p`;
 //!   `powi(x, 0)`: 0.
 
@@ -44,6 +44,7 @@ pub trait Real:
     fn ln(self) -> Self;
     fn powi(self, n: i32) -> Self;
     fn powf(self, p: Self) -> Self;
+    fn hypot(self, other: Self) -> Self;
     fn is_nan(self) -> bool;
     fn is_sign_negative(self) -> bool;
 }
@@ -60,6 +61,7 @@ macro_rules! real {
             #[inline(always)] fn ln(self) -> $t { $t::ln(self) }
             #[inline(always)] fn powi(self, n: i32) -> $t { $t::powi(self, n) }
             #[inline(always)] fn powf(self, p: $t) -> $t { $t::powf(self, p) }
+            #[inline(always)] fn hypot(self, other: $t) -> $t { $t::hypot(self, other) }
             #[inline(always)] fn is_nan(self) -> bool { $t::is_nan(self) }
             #[inline(always)] fn is_sign_negative(self) -> bool { $t::is_sign_negative(self) }
         }
@@ -151,10 +153,11 @@ unary! {
 /// d x^n = n x^(n-1), and 0 for n = 0.
 #[inline(always)]
 pub fn powi<S: Real>(x: S, n: i32, _y: S) -> S {
-    if n == 0 {
-        S::c(0.0)
-    } else {
-        S::c(f64::from(n)) * x.powi(n - 1)
+    match n.checked_sub(1) {
+        _ if n == 0 => S::c(0.0),
+        Some(m) => S::c(f64::from(n)) * x.powi(m),
+        // n = i32::MIN: n - 1 is not an i32
+        None => S::c(f64::from(n)) * x.powf(S::c(f64::from(n) - 1.0)),
     }
 }
 
@@ -183,11 +186,17 @@ pub fn log<S: Real>(x: S, b: S, y: S) -> (S, S) {
     (S::c(1.0) / (x * ln_b), -(y / (b * ln_b)))
 }
 
-/// d atan2(y, x) = (x / (x^2 + y^2), -y / (x^2 + y^2)).
+/// d atan2(y, x) = (x / (x^2 + y^2), -y / (x^2 + y^2)), and (0, 0) at the origin. The squared
+/// radius is formed as `hypot^2` in two divisions, so it neither overflows nor underflows
+/// where `x^2 + y^2` would.
 #[inline(always)]
 pub fn atan2<S: Real>(y: S, x: S, _r: S) -> (S, S) {
-    let r2 = x * x + y * y;
-    (x / r2, -(y / r2))
+    let h = y.hypot(x);
+    if h == S::c(0.0) {
+        (S::c(0.0), S::c(0.0))
+    } else {
+        (x / h / h, -(y / h / h))
+    }
 }
 
 /// d hypot(a, b) = (a / h, b / h), and (0, 0) at the origin.

@@ -13,7 +13,7 @@ use core::any::{Any, TypeId};
 use core::fmt;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard};
 
 /// Forward (tangent, JVP) or reverse (adjoint, VJP) mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -157,12 +157,25 @@ pub(crate) struct RuntimeRule {
     pub(crate) rule: Box<dyn Any + Send + Sync>,
 }
 
-/// The registry's state that changes at run time. Writers bump [`EPOCH`] while they hold the
-/// write lock, so a reader that holds the read lock sees an epoch that matches what it reads.
+/// The registry's state that changes at run time. Writers bump the [`generation`] of the
+/// function whose rules they change while they hold the write lock, so a reader that holds the
+/// read lock sees a generation that matches what it reads.
 pub(crate) static RUNTIME: RwLock<Vec<RuntimeRule>> = RwLock::new(Vec::new());
 
-/// Bumped on every change of the registry. Starts at 1 so that 0 never matches.
-pub(crate) static EPOCH: AtomicU64 = AtomicU64::new(1);
+/// The epoch of one function: bumped whenever a run-time rule for it is registered or dropped.
+///
+/// Call-site caches compare against the epoch of the function they call, so a registration
+/// makes exactly the sites that call that function resolve again; the counters are few (one per
+/// function ever resolved or given a run-time rule) and live for the whole process.
+pub(crate) fn generation(key: Key) -> &'static AtomicU64 {
+    static GENERATIONS: OnceLock<Mutex<HashMap<Key, &'static AtomicU64>>> = OnceLock::new();
+    let mut map = GENERATIONS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    map.entry(key)
+        .or_insert_with(|| Box::leak(Box::new(AtomicU64::new(1))))
+}
 
 pub(crate) fn runtime_rules() -> RwLockReadGuard<'static, Vec<RuntimeRule>> {
     // A panic while the lock is held cannot leave the Vec half-updated (push and remove are
@@ -400,18 +413,26 @@ impl<F: Function<A>, A> ForwardImpl<F, A> {
     }
 }
 
-/// Resolves the forward rule of `f`, with the epoch the resolution is valid for.
+/// A resolution is valid while the function's epoch still reads `seen`.
+#[derive(Clone, Copy)]
+pub(crate) struct Validity {
+    pub(crate) epoch: &'static AtomicU64,
+    pub(crate) seen: u64,
+}
+
+/// Resolves the forward rule of `f`, with how long the resolution stays valid.
 pub(crate) fn resolve_forward<F: Function<A>, A>(
     f: F,
     caller: &str,
     location: Location,
-) -> Result<(u64, ForwardImpl<F, A>), Error> {
+) -> Result<(Validity, ForwardImpl<F, A>), Error> {
     let key = key_of(f, location)?;
     let runtime = runtime_rules();
-    let epoch = EPOCH.load(Ordering::Acquire);
+    let epoch = generation(key);
+    let seen = epoch.load(Ordering::Acquire);
     let name = || core::any::type_name::<F>().to_owned();
     let resolution = resolve(&runtime, key, Mode::Forward, &name, caller, location)?;
-    Ok((epoch, forward_rule::<F, A>(&resolution)))
+    Ok((Validity { epoch, seen }, forward_rule::<F, A>(&resolution)))
 }
 
 /// Resolution check for the `try_` entry points.

@@ -5,7 +5,7 @@
 //! dropped, in every thread and inside every generated derivative that calls the function.
 
 use crate::function::{ForwardClosure, Function};
-use crate::registry::{self, EPOCH, Location, Mode, Origin, RUNTIME, RuntimeRule};
+use crate::registry::{self, Key, Location, Mode, Origin, RUNTIME, RuntimeRule};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Keeps a run-time rule registered; dropping it restores what was there before.
@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 #[derive(Debug)]
 pub struct RuleGuard {
     id: u64,
+    key: Key,
 }
 
 impl RuleGuard {
@@ -33,7 +34,7 @@ impl Drop for RuleGuard {
             // Dropping the boxed rule here is safe: call sites hold their own `Arc`.
             rules.remove(i);
         }
-        EPOCH.fetch_add(1, Ordering::AcqRel);
+        registry::generation(self.key).fetch_add(1, Ordering::AcqRel);
     }
 }
 
@@ -85,10 +86,11 @@ fn register(mut rule: RuntimeRule) -> RuleGuard {
     static NEXT_ID: AtomicU64 = AtomicU64::new(1);
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     rule.id = id;
+    let key = rule.key;
     let mut rules = RUNTIME.write().unwrap_or_else(|e| e.into_inner());
     rules.push(rule);
-    EPOCH.fetch_add(1, Ordering::AcqRel);
-    RuleGuard { id }
+    registry::generation(key).fetch_add(1, Ordering::AcqRel);
+    RuleGuard { id, key }
 }
 
 /// A rule the registry holds, as [`list`] reports it.

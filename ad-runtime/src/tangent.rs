@@ -130,3 +130,54 @@ tuple_tangent! {
     (A 0, B 1, C 2, D 3, E 4, F 5, G 6)
     (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7)
 }
+
+/// A type whose values carry no derivative: integers, `bool`, `char`, `()` and tuples of these.
+///
+/// `#[differentiable]` decides from a type's *name* that a value has no derivative (`i32`,
+/// `usize`, ...); generated code asserts that with this trait, so a type alias that merely looks
+/// like an integer (`type u32 = f64;`) is a compile error, not a dropped derivative.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` carries a derivative, but #[differentiable] took it for a type without one",
+    label = "this type's name looks like an integer type",
+    note = "#[differentiable] treats `i8`..`u128`, `usize`, `isize`, `bool` and `char` as having no derivative; do not give a float type such a name"
+)]
+pub trait NoDerivative: Differentiable {
+    /// Does nothing; generated code calls it so that rustc checks the bound.
+    #[doc(hidden)]
+    fn __assert() {}
+}
+
+macro_rules! no_derivative {
+    ($($t:ty),*) => {$(impl NoDerivative for $t {})*};
+}
+no_derivative!(
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    bool,
+    char,
+    ()
+);
+
+macro_rules! tuple_no_derivative {
+    ($(($($T:ident),+))*) => {$(impl<$($T: NoDerivative),+> NoDerivative for ($($T,)+) {})*};
+}
+tuple_no_derivative! {
+    (A)
+    (A, B)
+    (A, B, C)
+    (A, B, C, D)
+    (A, B, C, D, E)
+    (A, B, C, D, E, F)
+    (A, B, C, D, E, F, G)
+    (A, B, C, D, E, F, G, H)
+}
