@@ -232,6 +232,7 @@ fn conditions_and_constants() {
 }
 
 /// Every branch of the tail `return`s: the function's value comes only from the returns.
+#[allow(clippy::needless_return)] // the returns are what this test is about
 #[differentiable]
 fn all_branches_return(x: f64) -> f64 {
     if x > 0.0 {

@@ -263,7 +263,7 @@ impl Lower {
     /// must not be one whose identity matters.
     fn nested_item(&mut self, item: &syn::Item, out: &mut Vec<Inst>) {
         if let syn::Item::Static(s) = item {
-            self.errors.push(err(&s.static_token, "#[differentiable] does not support a `static` inside the function: the derivative would get a second, separate copy; declare it outside the function"));
+            self.errors.push(err(s.static_token, "#[differentiable] does not support a `static` inside the function: the derivative would get a second, separate copy; declare it outside the function"));
             return;
         }
         let attrs: &[syn::Attribute] = match item {

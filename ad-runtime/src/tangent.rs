@@ -136,6 +136,13 @@ tuple_tangent! {
 /// `#[differentiable]` decides from a type's *name* that a value has no derivative (`i32`,
 /// `usize`, ...); generated code asserts that with this trait, so a type alias that merely looks
 /// like an integer (`type u32 = f64;`) is a compile error, not a dropped derivative.
+///
+/// ```
+/// fn no_derivative<T: ad::NoDerivative>() {}
+/// no_derivative::<(usize, bool)>();
+/// assert_eq!((3_usize, true).zero_tangent(), (ad::NoTangent, ad::NoTangent));
+/// # use ad::Differentiable;
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` carries a derivative, but #[differentiable] took it for a type without one",
     label = "this type's name looks like an integer type",
