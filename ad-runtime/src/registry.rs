@@ -351,16 +351,7 @@ fn check_rec(
     {
         let caller = loaded.function.name;
         for callee in loaded.entry.callees {
-            let info = (callee.load)();
-            let key = if info.key == info.ptr_type {
-                // A call through a pointer-typed constant: resolved by address, like a call.
-                key_of_address(info.ptr_type, info.address, callee.location)?
-            } else {
-                Key {
-                    type_id: info.key,
-                    address: 0,
-                }
-            };
+            let (key, info) = callee_key(callee)?;
             check_rec(
                 runtime,
                 key,
@@ -373,6 +364,82 @@ fn check_rec(
         }
     }
     Ok(())
+}
+
+/// The key a call site in generated code resolves.
+fn callee_key(callee: &Callee) -> Result<(Key, FnInfo), Error> {
+    let info = (callee.load)();
+    let key = if info.key == info.ptr_type {
+        // A call through a pointer-typed constant: resolved by address, like a call.
+        key_of_address(info.ptr_type, info.address, callee.location)?
+    } else {
+        Key {
+            type_id: info.key,
+            address: 0,
+        }
+    };
+    Ok((key, info))
+}
+
+/// Every conflict between static rules, and every call in a generated derivative whose callee
+/// resolves to nothing, in the registry as it is now.
+pub(crate) fn check_all() -> Vec<Error> {
+    let runtime = runtime_rules();
+    let mut errors = Vec::new();
+    let mut functions: Vec<(Key, Mode, &'static str)> = Vec::new();
+    for loaded in all_static() {
+        let key = Key {
+            type_id: loaded.function.key,
+            address: 0,
+        };
+        if !functions
+            .iter()
+            .any(|(k, m, _)| *k == key && *m == loaded.entry.mode)
+        {
+            functions.push((key, loaded.entry.mode, loaded.function.name));
+        }
+    }
+    for (key, mode, name) in functions {
+        let here = Location {
+            file: "",
+            line: 0,
+            column: 0,
+        };
+        if let Err(conflict @ Error::Conflict { .. }) = resolve(
+            &runtime,
+            key,
+            mode,
+            &|| name.to_owned(),
+            "ad::rules::check",
+            here,
+        ) {
+            errors.push(conflict);
+        }
+    }
+    for loaded in all_static().filter(|l| l.entry.origin == Origin::Generated) {
+        let mode = loaded.entry.mode;
+        for callee in loaded.entry.callees {
+            let result = callee_key(callee).and_then(|(key, info)| {
+                resolve(
+                    &runtime,
+                    key,
+                    mode,
+                    &|| info.name.to_owned(),
+                    loaded.function.name,
+                    callee.location,
+                )
+                .map(|_| ())
+            });
+            match result {
+                // Reported once above, for the function.
+                Ok(()) | Err(Error::Conflict { .. }) => {}
+                Err(e) => errors.push(e),
+            }
+        }
+    }
+    errors.sort_by_key(ToString::to_string);
+    errors.dedup();
+    errors
 }
 
 /// Takes the typed forward rule out of a resolution.

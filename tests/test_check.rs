@@ -1,0 +1,82 @@
+//! `ad::rules::check()` finds, before any derivative runs, every call in a generated derivative
+//! whose callee has no rule, and every conflict between `#[custom_rule]`s.
+
+use ad::{Error, Mode, custom_rule, differentiable};
+
+/// No derivative anywhere.
+fn bare(x: f64) -> f64 {
+    x + 1.0
+}
+
+#[differentiable]
+fn calls_bare(x: f64) -> f64 {
+    bare(x) * 2.0
+}
+
+const CALLS_BARE_LINE: u32 = 13;
+
+/// Two rules: a conflict, even though nothing calls `twice_ruled`.
+fn twice_ruled(x: f64) -> f64 {
+    x
+}
+
+#[custom_rule(forward, of = twice_ruled)]
+fn first(x: f64, dx: f64) -> (f64, f64) {
+    (x, dx)
+}
+
+#[custom_rule(forward, of = twice_ruled)]
+fn second(x: f64, dx: f64) -> (f64, f64) {
+    (x, dx)
+}
+
+/// Fine: every callee resolves.
+#[differentiable]
+fn fine(x: f64) -> f64 {
+    calls_nothing(x).sin()
+}
+
+#[differentiable]
+fn calls_nothing(x: f64) -> f64 {
+    x * x
+}
+
+#[test]
+fn check_reports_missing_callees_and_conflicts_and_nothing_else() {
+    let problems = ad::rules::check();
+    assert_eq!(problems.len(), 2, "{problems:#?}");
+    let missing = problems
+        .iter()
+        .find_map(|e| match e {
+            Error::MissingRule {
+                function,
+                mode,
+                caller,
+                location,
+            } => Some((function, mode, caller, location)),
+            _ => None,
+        })
+        .expect("a missing rule");
+    assert_eq!(missing.0, "test_check::bare");
+    assert_eq!(*missing.1, Mode::Forward);
+    assert_eq!(missing.2, "test_check::calls_bare");
+    assert_eq!(missing.3.line, CALLS_BARE_LINE);
+    let Some(Error::Conflict {
+        function, rules, ..
+    }) = problems
+        .iter()
+        .find(|e| matches!(e, Error::Conflict { .. }))
+    else {
+        panic!("no conflict in {problems:#?}");
+    };
+    assert_eq!(function, "test_check::twice_ruled");
+    let names: Vec<&str> = rules.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["test_check::first", "test_check::second"]);
+
+    // A run-time rule for `bare` and one settling `twice_ruled` leave nothing to report.
+    let a = ad::rules::register_forward(bare, |x: f64, dx: f64| (x + 1.0, dx));
+    let b = ad::rules::register_forward(twice_ruled, |x: f64, dx: f64| (x, dx));
+    assert_eq!(ad::rules::check(), []);
+    drop((a, b));
+    assert_eq!(ad::rules::check().len(), 2);
+}
