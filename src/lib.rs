@@ -56,7 +56,7 @@ pub use ad_runtime::{
 
 /// Rules registered at run time.
 pub mod rules {
-    pub use ad_runtime::rules::{RuleGuard, RuleInfo, check, list, register_forward};
+    pub use ad_runtime::rules::{BACKEND, RuleGuard, RuleInfo, check, list, register_forward};
 }
 
 #[doc(hidden)]

@@ -80,3 +80,31 @@ fn check_reports_missing_callees_and_conflicts_and_nothing_else() {
     drop((a, b));
     assert_eq!(ad::rules::check().len(), 2);
 }
+
+/// The build uses the backend its features ask for, and the static rules of this test binary
+/// (the generated derivatives above and the two custom rules) are all collected by it.
+#[test]
+fn the_selected_backend_collects_the_static_rules() {
+    let expected = if cfg!(feature = "inventory") {
+        "inventory"
+    } else {
+        "linkme"
+    };
+    assert_eq!(ad::rules::BACKEND, expected);
+    let here: Vec<String> = ad::rules::list()
+        .into_iter()
+        // (the other test of this file registers run-time rules meanwhile)
+        .filter(|r| r.function.starts_with("test_check::") && r.origin != ad::Origin::Runtime)
+        .map(|r| format!("{} {:?}", r.function, r.origin))
+        .collect();
+    assert_eq!(
+        here,
+        [
+            "test_check::calls_bare Generated",
+            "test_check::calls_nothing Generated",
+            "test_check::fine Generated",
+            "test_check::twice_ruled Custom",
+            "test_check::twice_ruled Custom",
+        ]
+    );
+}

@@ -55,16 +55,6 @@ fn loader_locals() -> (Ident, Ident) {
     )
 }
 
-fn entry_attrs(krate: &TokenStream) -> TokenStream {
-    // `f as usize` is the function's address, which the function-pointer fallback matches
-    // against; the cast is what is meant.
-    quote! {
-        #[allow(function_casts_as_integer)]
-        #[#krate::__private::linkme::distributed_slice(#krate::__private::RULES)]
-        #[linkme(crate = #krate::__private::linkme)]
-    }
-}
-
 pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let args = attr::differentiable(args);
     let func = parse_fn(item, "differentiable");
@@ -94,21 +84,21 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
     let jvp_name = Forward::fn_name(&ir);
     let name = &func.sig.ident;
     let name_str = syn::ext::IdentExt::unraw(name).to_string();
-    let attrs = entry_attrs(krate);
     let here = location(krate, name.span());
     let callees = callee_list(krate, &fwd.callees);
-    let entry = Ident::new("__AD_FORWARD_ENTRY", Span::mixed_site());
     let (rule, info) = loader_locals();
 
     Ok(quote! {
         #func
 
+        // `f as usize` in the loader is the function's address, which the function-pointer
+        // fallback matches against: the cast is what is meant.
         #[doc(hidden)]
+        #[allow(function_casts_as_integer)]
         const _: () = {
             #jvp
 
-            #attrs
-            static #entry: #krate::__private::RuleEntry = #krate::__private::RuleEntry {
+            #krate::__private::register_rule!(#krate::__private::RuleEntry {
                 load: || {
                     #[allow(unused_assignments)]
                     let (mut #rule, #info) = #krate::__private::Function::__forward_parts(&#name, #name as usize);
@@ -120,7 +110,7 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
                 rule_name: ::core::concat!(::core::module_path!(), "::", #name_str),
                 location: #here,
                 callees: &[#(#callees),*],
-            };
+            });
         };
     })
 }
@@ -168,9 +158,7 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
     let of = &args.of;
     let rule_ident = &func.sig.ident;
     let rule_str = syn::ext::IdentExt::unraw(rule_ident).to_string();
-    let attrs = entry_attrs(krate);
     let here = location(krate, rule_ident.span());
-    let entry = Ident::new("__AD_RULE_ENTRY", Span::mixed_site());
     let attr::RuleMode::Forward = args.mode;
     // The rule is assigned over a placeholder of the expected type: a wrong signature is one
     // "mismatched types" on the rule's own name that spells out the expected signature.
@@ -185,9 +173,9 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
         #func
 
         #[doc(hidden)]
+        #[allow(function_casts_as_integer)]
         const _: () = {
-            #attrs
-            static #entry: #krate::__private::RuleEntry = #krate::__private::RuleEntry {
+            #krate::__private::register_rule!(#krate::__private::RuleEntry {
                 load: || {
                     #[allow(unused_assignments)]
                     let (mut #rule, #info) = #parts;
@@ -199,7 +187,7 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
                 rule_name: ::core::concat!(::core::module_path!(), "::", #rule_str),
                 location: #here,
                 callees: &[],
-            };
+            });
         };
     })
 }

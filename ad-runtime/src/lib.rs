@@ -16,9 +16,14 @@ pub use tangent::{Differentiable, NoDerivative, NoTangent};
 
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::__register_rule as register_rule;
     pub use crate::dispatch::CallSite;
     pub use crate::function::Function;
-    pub use crate::registry::{Callee, FnInfo, Location, Mode, Origin, RULES, RuleEntry};
+    #[cfg(not(feature = "inventory"))]
+    pub use crate::registry::RULES;
+    pub use crate::registry::{Callee, FnInfo, Location, Mode, Origin, RuleEntry};
+    #[cfg(feature = "inventory")]
+    pub use inventory;
     pub use linkme;
     pub mod ops {
         pub use crate::ops::*;

@@ -129,9 +129,46 @@ pub struct Callee {
     pub location: Location,
 }
 
+/// The static rules of every linked crate, collected at link time (the default backend).
+#[cfg(not(feature = "inventory"))]
 #[doc(hidden)]
 #[linkme::distributed_slice]
 pub static RULES: [RuleEntry];
+
+#[cfg(feature = "inventory")]
+inventory::collect!(RuleEntry);
+
+/// Every static rule entry of the program, from whichever backend collected them.
+fn entries() -> impl Iterator<Item = &'static RuleEntry> {
+    #[cfg(not(feature = "inventory"))]
+    return RULES.iter();
+    #[cfg(feature = "inventory")]
+    return inventory::iter::<RuleEntry>.into_iter();
+}
+
+/// Registers a static rule entry with the backend in use. The macros emit one call of this per
+/// rule, inside an anonymous `const _: () = { .. };` block.
+#[cfg(not(feature = "inventory"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __register_rule {
+    ($entry:expr) => {
+        #[$crate::__private::linkme::distributed_slice($crate::__private::RULES)]
+        #[linkme(crate = $crate::__private::linkme)]
+        static __AD_RULE_ENTRY: $crate::__private::RuleEntry = $entry;
+    };
+}
+
+/// Registers a static rule entry with the backend in use. The macros emit one call of this per
+/// rule, inside an anonymous `const _: () = { .. };` block.
+#[cfg(feature = "inventory")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __register_rule {
+    ($entry:expr) => {
+        $crate::__private::inventory::submit! { $entry }
+    };
+}
 
 /// A static rule with its typed parts loaded.
 pub(crate) struct Loaded {
@@ -193,7 +230,7 @@ fn static_index() -> &'static StaticIndex {
     INDEX.get_or_init(|| {
         let mut by_key: HashMap<TypeId, Vec<&'static Loaded>> = HashMap::new();
         let mut by_address: HashMap<usize, Vec<&'static Loaded>> = HashMap::new();
-        for entry in RULES.iter() {
+        for entry in entries() {
             let (function, rule) = (entry.load)();
             // Loaded once per process and shared by every resolution from then on.
             let loaded: &'static Loaded = Box::leak(Box::new(Loaded {

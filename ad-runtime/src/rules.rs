@@ -175,3 +175,15 @@ pub fn list() -> Vec<RuleInfo> {
 pub fn check() -> Vec<crate::Error> {
     registry::check_all()
 }
+
+/// The backend that collects static rules in this build: `"linkme"` (link sections, the
+/// default) or `"inventory"` (start-up constructors, with the `inventory` feature of `ad`).
+///
+/// ```
+/// assert!(["linkme", "inventory"].contains(&ad::rules::BACKEND));
+/// ```
+pub const BACKEND: &str = if cfg!(feature = "inventory") {
+    "inventory"
+} else {
+    "linkme"
+};
