@@ -50,13 +50,15 @@ pub use ad_macros::differentiable;
 pub use ad_macros::custom_rule;
 
 pub use ad_runtime::{
-    Differentiable, Error, ForwardClosure, Function, Location, Mode, NoDerivative, NoTangent,
-    Origin, Tan, jvp, try_jvp,
+    Accumulate, Differentiable, Error, ForwardClosure, Function, Location, Mode, NoDerivative,
+    NoTangent, Origin, ReverseClosure, Seed, Tan, grad, jvp, try_jvp, value_and_grad, vjp,
 };
 
 /// Rules registered at run time.
 pub mod rules {
-    pub use ad_runtime::rules::{BACKEND, RuleGuard, RuleInfo, check, list, register_forward};
+    pub use ad_runtime::rules::{
+        BACKEND, RuleGuard, RuleInfo, check, list, register_forward, register_reverse,
+    };
 }
 
 #[doc(hidden)]

@@ -44,23 +44,38 @@ fn calls_nothing(x: f64) -> f64 {
 #[test]
 fn check_reports_missing_callees_and_conflicts_and_nothing_else() {
     let problems = ad::rules::check();
-    assert_eq!(problems.len(), 2, "{problems:#?}");
-    let missing = problems
+    // `bare` misses a forward and a reverse derivative; `twice_ruled` has two forward rules.
+    assert_eq!(problems.len(), 3, "{problems:#?}");
+    let mut missing: Vec<(&str, Mode, &str, u32)> = problems
         .iter()
-        .find_map(|e| match e {
+        .filter_map(|e| match e {
             Error::MissingRule {
                 function,
                 mode,
                 caller,
                 location,
-            } => Some((function, mode, caller, location)),
+            } => Some((function.as_str(), *mode, caller.as_str(), location.line)),
             _ => None,
         })
-        .expect("a missing rule");
-    assert_eq!(missing.0, "test_check::bare");
-    assert_eq!(*missing.1, Mode::Forward);
-    assert_eq!(missing.2, "test_check::calls_bare");
-    assert_eq!(missing.3.line, CALLS_BARE_LINE);
+        .collect();
+    missing.sort_by_key(|m| m.1.keyword());
+    assert_eq!(
+        missing,
+        [
+            (
+                "test_check::bare",
+                Mode::Forward,
+                "test_check::calls_bare",
+                CALLS_BARE_LINE
+            ),
+            (
+                "test_check::bare",
+                Mode::Reverse,
+                "test_check::calls_bare",
+                CALLS_BARE_LINE
+            ),
+        ]
+    );
     let Some(Error::Conflict {
         function, rules, ..
     }) = problems
@@ -73,12 +88,13 @@ fn check_reports_missing_callees_and_conflicts_and_nothing_else() {
     let names: Vec<&str> = rules.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["test_check::first", "test_check::second"]);
 
-    // A run-time rule for `bare` and one settling `twice_ruled` leave nothing to report.
+    // Run-time rules for `bare` (both modes) and one settling `twice_ruled` leave nothing.
     let a = ad::rules::register_forward(bare, |x: f64, dx: f64| (x + 1.0, dx));
-    let b = ad::rules::register_forward(twice_ruled, |x: f64, dx: f64| (x, dx));
+    let b = ad::rules::register_reverse(bare, |_x: f64, _y: f64, y_bar: f64| y_bar);
+    let c = ad::rules::register_forward(twice_ruled, |x: f64, dx: f64| (x, dx));
     assert_eq!(ad::rules::check(), []);
-    drop((a, b));
-    assert_eq!(ad::rules::check().len(), 2);
+    drop((a, b, c));
+    assert_eq!(ad::rules::check().len(), 3);
 }
 
 /// The build uses the backend its features ask for, and the static rules of this test binary
@@ -95,16 +111,19 @@ fn the_selected_backend_collects_the_static_rules() {
         .into_iter()
         // (the other test of this file registers run-time rules meanwhile)
         .filter(|r| r.function.starts_with("test_check::") && r.origin != ad::Origin::Runtime)
-        .map(|r| format!("{} {:?}", r.function, r.origin))
+        .map(|r| format!("{} {} {:?}", r.function, r.mode.keyword(), r.origin))
         .collect();
     assert_eq!(
         here,
         [
-            "test_check::calls_bare Generated",
-            "test_check::calls_nothing Generated",
-            "test_check::fine Generated",
-            "test_check::twice_ruled Custom",
-            "test_check::twice_ruled Custom",
+            "test_check::calls_bare forward Generated",
+            "test_check::calls_bare reverse Generated",
+            "test_check::calls_nothing forward Generated",
+            "test_check::calls_nothing reverse Generated",
+            "test_check::fine forward Generated",
+            "test_check::fine reverse Generated",
+            "test_check::twice_ruled forward Custom",
+            "test_check::twice_ruled forward Custom",
         ]
     );
 }

@@ -43,6 +43,7 @@ pub fn differentiable(args: TokenStream) -> syn::Result<DifferentiableArgs> {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum RuleMode {
     Forward,
+    Reverse,
 }
 
 pub struct RuleArgs {
@@ -69,15 +70,15 @@ pub fn custom_rule(args: TokenStream) -> syn::Result<RuleArgs> {
     let parsed = syn::meta::parser(|meta| {
         if meta.path.is_ident("forward") {
             if mode.is_some() {
-                push(meta.error("the mode is given twice: write `forward` once"));
+                push(meta.error("the mode is given twice: write `forward` or `reverse` once"));
             }
             mode = Some(RuleMode::Forward);
             Ok(())
         } else if meta.path.is_ident("reverse") {
-            push(meta.error(
-                "reverse rules are not available in this version of `ad`: write a forward rule, `#[custom_rule(forward, of = ..)]`",
-            ));
-            mode = Some(RuleMode::Forward);
+            if mode.is_some() {
+                push(meta.error("the mode is given twice: write `forward` or `reverse` once"));
+            }
+            mode = Some(RuleMode::Reverse);
             Ok(())
         } else if meta.path.is_ident("of") {
             if of.is_some() {
@@ -90,13 +91,13 @@ pub fn custom_rule(args: TokenStream) -> syn::Result<RuleArgs> {
         } else if meta.path.is_ident("crate") {
             crate_path(&meta, &mut path)
         } else if meta.input.peek(syn::Token![=]) {
-            push(meta.error("unknown argument of #[custom_rule]: the arguments are a mode (`forward`), `of = function` and optionally `crate = path::to::ad`"));
+            push(meta.error("unknown argument of #[custom_rule]: the arguments are a mode (`forward` or `reverse`), `of = function` and optionally `crate = path::to::ad`"));
             // Skip the value and go on, so that the remaining arguments are still read.
             let _: syn::Expr = meta.value()?.parse()?;
             Ok(())
         } else {
             let name = meta.path.get_ident().map_or_else(|| "this".to_owned(), ToString::to_string);
-            push(meta.error(format!("unknown mode `{name}` of #[custom_rule]: write `forward`")));
+            push(meta.error(format!("unknown mode `{name}` of #[custom_rule]: write `forward` or `reverse`")));
             unknown_mode = true;
             Ok(())
         }

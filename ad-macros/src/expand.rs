@@ -82,6 +82,9 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
     let mut fwd = Forward::new(&ir, &act, krate);
     let jvp = fwd.emit();
     let jvp_name = Forward::fn_name(&ir);
+    let mut rev = crate::reverse::Reverse::new(&ir, &act, krate);
+    let vjp = rev.emit();
+    let vjp_name = crate::reverse::Reverse::fn_name(&ir);
     let name = &func.sig.ident;
     let name_str = syn::ext::IdentExt::unraw(name).to_string();
     let here = location(krate, name.span());
@@ -97,6 +100,21 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
         #[allow(function_casts_as_integer)]
         const _: () = {
             #jvp
+            #vjp
+
+            #krate::__private::register_rule!(#krate::__private::RuleEntry {
+                load: || {
+                    #[allow(unused_assignments)]
+                    let (mut #rule, #info) = #krate::__private::Function::__reverse_parts(&#name, #name as usize);
+                    #rule = #vjp_name;
+                    (#info, #krate::__private::boxed(#rule))
+                },
+                mode: #krate::__private::Mode::Reverse,
+                origin: #krate::__private::Origin::Generated,
+                rule_name: ::core::concat!(::core::module_path!(), "::", #name_str),
+                location: #here,
+                callees: &[#(#callees),*],
+            });
 
             #krate::__private::register_rule!(#krate::__private::RuleEntry {
                 load: || {
@@ -159,12 +177,16 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
     let rule_ident = &func.sig.ident;
     let rule_str = syn::ext::IdentExt::unraw(rule_ident).to_string();
     let here = location(krate, rule_ident.span());
-    let attr::RuleMode::Forward = args.mode;
+    let (parts_fn, mode) = match args.mode {
+        attr::RuleMode::Forward => (quote!(__forward_parts), quote!(Forward)),
+        attr::RuleMode::Reverse => (quote!(__reverse_rule_parts), quote!(Reverse)),
+    };
     // The rule is assigned over a placeholder of the expected type: a wrong signature is one
     // "mismatched types" on the rule's own name that spells out the expected signature.
     let of_span = syn::spanned::Spanned::span(of);
     let krate_at_of = respan(krate, of_span);
-    let parts = quote_spanned!(of_span=> #krate_at_of::__private::Function::__forward_parts(&#of, #of as usize));
+    let parts =
+        quote_spanned!(of_span=> #krate_at_of::__private::Function::#parts_fn(&#of, #of as usize));
     // Hygienic locals: a rule function named `rule` must not be shadowed by them.
     let (rule, info) = loader_locals();
     let assign = quote_spanned!(rule_ident.span()=> #rule = #rule_ident;);
@@ -182,7 +204,7 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
                     #assign
                     (#info, #krate::__private::boxed(#rule))
                 },
-                mode: #krate::__private::Mode::Forward,
+                mode: #krate::__private::Mode::#mode,
                 origin: #krate::__private::Origin::Custom,
                 rule_name: ::core::concat!(::core::module_path!(), "::", #rule_str),
                 location: #here,

@@ -449,7 +449,7 @@ pub struct Aliases {
     tangent: std::collections::HashMap<u32, TokenStream>,
 }
 
-fn is_untyped_number(tokens: &TokenStream) -> bool {
+pub(crate) fn is_untyped_number(tokens: &TokenStream) -> bool {
     let mut iter = tokens.clone().into_iter();
     match (iter.next(), iter.next()) {
         (Some(proc_macro2::TokenTree::Literal(l)), None) => {

@@ -8,6 +8,7 @@ mod forward;
 mod ir;
 mod lower;
 mod prims;
+mod reverse;
 
 use proc_macro::TokenStream;
 

@@ -3,7 +3,9 @@
 use crate::dispatch::fail;
 use crate::error::Error;
 use crate::function::{Function, Tan};
-use crate::registry::{self, Location, Mode};
+use crate::registry::{self, Location, Mode, ReverseImpl};
+use crate::tangent::Seed;
+use crate::tape::Tape;
 
 /// Forward mode: the value of `f` at `args` and its directional derivative along `tangents`.
 ///
@@ -68,4 +70,149 @@ where
     registry::check_function(f, Mode::Forward, "ad::try_jvp", location)?;
     let (_, rule) = registry::resolve_forward(f, "ad::try_jvp", location)?;
     Ok(rule.call(args, tangents))
+}
+
+thread_local! {
+    /// One tape per thread, reused: a warm gradient allocates nothing.
+    static TAPE: core::cell::Cell<Option<Tape>> = const { core::cell::Cell::new(None) };
+}
+
+/// Runs `body` with this thread's tape (or a new one, if a gradient is already running here).
+fn with_tape<R>(body: impl FnOnce(&mut Tape) -> R) -> R {
+    let mut tape = TAPE.with(core::cell::Cell::take).unwrap_or_default();
+    tape.clear();
+    let result = body(&mut tape);
+    TAPE.with(|t| t.set(Some(tape)));
+    result
+}
+
+/// The forward sweep of `f` at `args`, with the tape it leaves for the reverse sweep.
+fn forward_sweep<F, A>(f: F, args: A, tape: &mut Tape, rule: &ReverseImpl<F, A>) -> F::Output
+where
+    F: Function<A>,
+{
+    match rule {
+        ReverseImpl::Generated(r) => F::call_reverse(*r, args, tape, None)
+            .0
+            .expect("ad: a generated forward sweep returns its value"),
+        ReverseImpl::Rule(_) | ReverseImpl::DynRule(_) => f.call(args),
+    }
+}
+
+/// The reverse sweep matching [`forward_sweep`].
+fn reverse_sweep<F, A>(
+    args: A,
+    value: F::Output,
+    adjoint: Tan<F::Output>,
+    tape: &mut Tape,
+    rule: &ReverseImpl<F, A>,
+) -> F::Tangents
+where
+    F: Function<A>,
+{
+    match rule {
+        ReverseImpl::Generated(r) => F::call_reverse(*r, args, tape, Some(adjoint)).1,
+        ReverseImpl::Rule(r) => F::call_reverse_rule(*r, args, value, adjoint),
+        ReverseImpl::DynRule(r) => F::call_dyn_reverse_rule(r, args, value, adjoint),
+    }
+}
+
+#[track_caller]
+fn resolve_reverse_or_panic<F: Function<A>, A>(f: F, entry: &str) -> ReverseImpl<F, A> {
+    match registry::resolve_reverse(f, entry, Location::caller()) {
+        Ok((_, rule)) => rule,
+        Err(error) => fail(&error),
+    }
+}
+
+/// Reverse mode: the value of `f` at `args` and its gradient, the tuple of the adjoints of the
+/// arguments (an integer's or a `bool`'s adjoint is [`NoTangent`](crate::NoTangent)).
+///
+/// `f` returns `f64` or `f32`. The gradient costs a small multiple of one evaluation of `f`,
+/// whatever the number of arguments: the forward sweep records on a tape what the reverse sweep
+/// needs.
+///
+/// ```
+/// #[ad::differentiable]
+/// fn rosenbrock(x: f64, y: f64) -> f64 {
+///     (1.0 - x).powi(2) + 100.0 * (y - x * x).powi(2)
+/// }
+///
+/// let (value, (dx, dy)) = ad::value_and_grad(rosenbrock, (1.0, 1.0));
+/// assert_eq!((value, dx, dy), (0.0, 0.0, 0.0)); // the minimum
+/// let (_, (dx, dy)) = ad::value_and_grad(rosenbrock, (0.0, 0.0));
+/// assert_eq!((dx, dy), (-2.0, 0.0));
+/// ```
+///
+/// # Panics
+/// If `f`, or a function that its derivative calls, has no reverse derivative, or has two
+/// conflicting `#[custom_rule]`s; the message names the function and the fix.
+#[track_caller]
+pub fn value_and_grad<F, A>(f: F, args: A) -> (F::Output, F::Tangents)
+where
+    F: Function<A>,
+    A: Clone + 'static,
+    F::Output: Clone,
+    Tan<F::Output>: Seed,
+{
+    let rule = resolve_reverse_or_panic(f, "ad::value_and_grad");
+    with_tape(|tape| {
+        let value = forward_sweep(f, args.clone(), tape, &rule);
+        let gradient = reverse_sweep(args, value.clone(), Seed::one(), tape, &rule);
+        debug_assert!(
+            tape.is_empty(),
+            "ad: a reverse sweep left words on the tape"
+        );
+        (value, gradient)
+    })
+}
+
+/// Reverse mode: the gradient of `f` at `args`; see [`value_and_grad`].
+///
+/// ```
+/// #[ad::differentiable]
+/// fn dist(x: f64, y: f64) -> f64 { x.hypot(y) }
+///
+/// assert_eq!(ad::grad(dist, (3.0, 4.0)), (0.6, 0.8));
+/// ```
+#[track_caller]
+pub fn grad<F, A>(f: F, args: A) -> F::Tangents
+where
+    F: Function<A>,
+    A: Clone + 'static,
+    F::Output: Clone,
+    Tan<F::Output>: Seed,
+{
+    value_and_grad(f, args).1
+}
+
+/// Reverse mode: the value of `f` at `args` and its pullback, which maps an adjoint of the
+/// value to the adjoints of the arguments. The pullback can be called any number of times, say
+/// once per output for a Jacobian; each call runs only the reverse sweep.
+///
+/// ```
+/// #[ad::differentiable]
+/// fn polar(r: f64, t: f64) -> (f64, f64) { (r * t.cos(), r * t.sin()) }
+///
+/// let (xy, pullback) = ad::vjp(polar, (2.0, 0.0));
+/// assert_eq!(xy, (2.0, 0.0));
+/// assert_eq!(pullback((1.0, 0.0)), (1.0, 0.0)); // the first row of the Jacobian: dx/dr, dx/dt
+/// assert_eq!(pullback((0.0, 1.0)), (0.0, 2.0)); // the second: dy/dr, dy/dt
+/// ```
+#[track_caller]
+pub fn vjp<F, A>(f: F, args: A) -> (F::Output, impl Fn(Tan<F::Output>) -> F::Tangents)
+where
+    F: Function<A>,
+    A: Clone + 'static,
+    F::Output: Clone,
+{
+    let rule = resolve_reverse_or_panic(f, "ad::vjp");
+    let mut tape = Tape::new();
+    let value = forward_sweep(f, args.clone(), &mut tape, &rule);
+    let recorded = value.clone();
+    let pullback = move |adjoint: Tan<F::Output>| {
+        let mut tape = tape.clone();
+        reverse_sweep(args.clone(), recorded.clone(), adjoint, &mut tape, &rule)
+    };
+    (value, pullback)
 }

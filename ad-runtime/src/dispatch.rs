@@ -8,7 +8,8 @@
 
 use crate::error::Error;
 use crate::function::{Function, Tan};
-use crate::registry::{self, ForwardImpl, Location, Validity};
+use crate::registry::{self, ForwardImpl, Location, ReverseImpl, Validity};
+use crate::tape::Tape;
 use core::any::TypeId;
 use core::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -48,8 +49,9 @@ impl CallSite {
         }
     }
 
+    /// The cached resolution of type `T`, if there is one and it is still valid.
     #[inline(always)]
-    fn get<T: 'static>(&self) -> Option<&'static T> {
+    fn get<T: 'static>(&self) -> Option<&'static Cached<T>> {
         let header = self.cache.load(Ordering::Acquire);
         if header.is_null() {
             return None;
@@ -64,11 +66,11 @@ impl CallSite {
             {
                 return None;
             }
-            Some(&(*header.cast::<Cached<T>>()).value)
+            Some(&*header.cast::<Cached<T>>())
         }
     }
 
-    fn set<T: Send + Sync + 'static>(&self, valid: Validity, value: T) -> &'static T {
+    fn set<T: Send + Sync + 'static>(&self, valid: Validity, value: T) -> &'static Cached<T> {
         let cached: &'static mut Cached<T> = Box::leak(Box::new(Cached {
             header: Header {
                 valid,
@@ -78,7 +80,7 @@ impl CallSite {
         }));
         self.cache
             .store(ptr::from_mut(cached).cast::<Header>(), Ordering::Release);
-        &cached.value
+        cached
     }
 
     /// The function that contains this call site.
@@ -104,8 +106,8 @@ where
     F: Function<A>,
     A: 'static,
 {
-    if let Some(rule) = site.get::<ForwardImpl<F, A>>() {
-        return rule.call(args, tangents);
+    if let Some(cached) = site.get::<ForwardImpl<F, A>>() {
+        return cached.value.call(args, tangents);
     }
     forward_slow(site, f, args, tangents)
 }
@@ -123,7 +125,7 @@ where
     A: 'static,
 {
     match registry::resolve_forward(f, site.caller, site.location) {
-        Ok((valid, rule)) => site.set(valid, rule).call(args, tangents),
+        Ok((valid, rule)) => site.set(valid, rule).value.call(args, tangents),
         Err(error) => fail(&error),
     }
 }
@@ -133,4 +135,72 @@ where
 #[track_caller]
 pub(crate) fn fail(error: &Error) -> ! {
     panic!("{error}")
+}
+
+/// Marks the word under a resolution pointer on the tape, so that a tape out of step with its
+/// generated code is a panic, not a wild pointer.
+const RESOLUTION_MARK: u64 = 0xADAD_5EED_0000_0001;
+
+/// The forward sweep of a call through the registry in reverse mode: runs the winning reverse
+/// rule's forward part and records on the tape which rule that was, so that the reverse sweep
+/// uses the same one even if the registry changes in between.
+#[inline]
+pub(crate) fn augmented<F, A>(site: &'static CallSite, f: F, tape: &mut Tape, args: A) -> F::Output
+where
+    F: Function<A>,
+    A: 'static,
+{
+    let cached: &'static Cached<ReverseImpl<F, A>> = match site.get::<ReverseImpl<F, A>>() {
+        Some(cached) => cached,
+        None => match registry::resolve_reverse(f, site.caller, site.location) {
+            Ok((valid, rule)) => site.set(valid, rule),
+            Err(error) => fail(&error),
+        },
+    };
+    let value = match &cached.value {
+        ReverseImpl::Generated(r) => F::call_reverse(*r, args, tape, None)
+            .0
+            .expect("ad: a generated forward sweep returns its value"),
+        ReverseImpl::Rule(_) | ReverseImpl::DynRule(_) => f.call(args),
+    };
+    tape.push(ptr::from_ref(cached).expose_provenance() as u64);
+    tape.push(RESOLUTION_MARK);
+    value
+}
+
+/// The reverse sweep of a call recorded by [`augmented`].
+#[inline]
+pub(crate) fn backward<F, A>(
+    tape: &mut Tape,
+    args: A,
+    value: F::Output,
+    adjoint: crate::function::Tan<F::Output>,
+) -> F::Tangents
+where
+    F: Function<A>,
+    A: 'static,
+{
+    assert_eq!(
+        tape.pop::<u64>(),
+        RESOLUTION_MARK,
+        "ad: a reverse sweep is out of step with its tape"
+    );
+    let address = tape.pop::<u64>() as usize;
+    let header = ptr::with_exposed_provenance::<Header>(address);
+    // SAFETY: the tape is private to this crate's entry points and to generated code, whose
+    // pushes and pops pair up: the word under the mark was pushed by `augmented` above from a
+    // `&'static` into a `Cached<T>` leaked by `CallSite::set` and never freed, so it points to a
+    // live header; the `TypeId` check makes the cast to `Cached<ReverseImpl<F, A>>` exact.
+    let rule = unsafe {
+        assert!(
+            (*header).type_id == TypeId::of::<ReverseImpl<F, A>>(),
+            "ad: a reverse sweep found a rule of another function on its tape"
+        );
+        &(*header.cast::<Cached<ReverseImpl<F, A>>>()).value
+    };
+    match rule {
+        ReverseImpl::Generated(r) => F::call_reverse(*r, args, tape, Some(adjoint)).1,
+        ReverseImpl::Rule(r) => F::call_reverse_rule(*r, args, value, adjoint),
+        ReverseImpl::DynRule(r) => F::call_dyn_reverse_rule(r, args, value, adjoint),
+    }
 }

@@ -7,6 +7,7 @@
 
 use crate::registry::FnInfo;
 use crate::tangent::Differentiable;
+use crate::tape::Tape;
 use core::any::TypeId;
 use std::sync::Arc;
 
@@ -61,6 +62,55 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
     /// The address of a function pointer, for the address fallback.
     fn address(ptr: Self::Ptr) -> usize;
 
+    /// What a reverse rule returns: the adjoint of the argument for a function of one argument,
+    /// the tuple of the arguments' adjoints otherwise.
+    type Adjoints;
+    /// The split reverse derivative that `#[differentiable]` generates:
+    /// `fn(A1, .., An, &mut Tape, Option<Tan<R>>) -> (Option<R>, (Tan<A1>, .., Tan<An>))`; with
+    /// `None` it runs the forward sweep, pushing onto the tape and returning the value, with
+    /// `Some(adjoint)` the reverse sweep, popping and returning the arguments' adjoints.
+    type Reverse: Copy + Send + Sync + 'static;
+    /// The type of a reverse rule: `fn(A1, .., An, R, Tan<R>) -> Adjoints`, the arguments, the
+    /// value and its adjoint.
+    type ReverseRule: Copy + Send + Sync + 'static;
+    /// The same signature as a trait object, for rules registered at run time.
+    type DynReverseRule: ?Sized + Send + Sync + 'static;
+
+    /// Calls a generated reverse derivative.
+    fn call_reverse(
+        rule: Self::Reverse,
+        args: Args,
+        tape: &mut Tape,
+        adjoint: Option<Tan<Self::Output>>,
+    ) -> (Option<Self::Output>, Self::Tangents);
+
+    /// Calls a reverse rule.
+    fn call_reverse_rule(
+        rule: Self::ReverseRule,
+        args: Args,
+        value: Self::Output,
+        adjoint: Tan<Self::Output>,
+    ) -> Self::Tangents;
+
+    /// Calls a reverse rule registered at run time.
+    fn call_dyn_reverse_rule(
+        rule: &Self::DynReverseRule,
+        args: Args,
+        value: Self::Output,
+        adjoint: Tan<Self::Output>,
+    ) -> Self::Tangents;
+
+    /// The arguments' zero tangents.
+    fn zero_tangents(args: &Args) -> Self::Tangents;
+
+    /// Like `__forward_parts`, for a generated reverse derivative.
+    #[doc(hidden)]
+    fn __reverse_parts(&self, address: usize) -> (Self::Reverse, FnInfo);
+
+    /// Like `__forward_parts`, for a reverse rule.
+    #[doc(hidden)]
+    fn __reverse_rule_parts(&self, address: usize) -> (Self::ReverseRule, FnInfo);
+
     /// A forward rule that must never run, and the identity of the function, for generated
     /// code: the rule is type-checked by assigning the user's rule over the placeholder, so a
     /// mismatch is reported on the user's tokens alone.
@@ -92,9 +142,40 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
     {
         crate::dispatch::forward(site, self, args, tangents)
     }
+
+    /// The forward sweep of a call in reverse mode, for generated code.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn __augmented(
+        self,
+        site: &'static crate::dispatch::CallSite,
+        tape: &mut Tape,
+        args: Args,
+    ) -> Self::Output
+    where
+        Args: 'static,
+    {
+        crate::dispatch::augmented(site, self, tape, args)
+    }
+
+    /// The reverse sweep of a call recorded by `__augmented`, for generated code.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn __backward(
+        self,
+        tape: &mut Tape,
+        args: Args,
+        value: Self::Output,
+        adjoint: Tan<Self::Output>,
+    ) -> Self::Tangents
+    where
+        Args: 'static,
+    {
+        crate::dispatch::backward::<Self, Args>(tape, args, value, adjoint)
+    }
 }
 
-/// The body of the placeholder forward rule of `__forward_parts`.
+/// The body of the placeholder rules of `__forward_parts` and its siblings.
 #[cold]
 fn placeholder() -> ! {
     unreachable!("ad: the placeholder of a forward rule was called")
@@ -114,8 +195,26 @@ pub trait ForwardClosure<F: Function<Args>, Args>: Send + Sync + 'static {
     fn into_dyn(self) -> Arc<F::DynForward>;
 }
 
+/// A closure usable as a reverse rule of a function of the argument tuple `Args`.
+///
+/// Implemented for every `Fn(A1, .., An, R, Tan<R>) -> Adjoints + Send + Sync + 'static`, where
+/// `Adjoints` is the argument's adjoint for one argument and the tuple of the arguments'
+/// adjoints otherwise. Annotate the closure's parameter types.
+#[diagnostic::on_unimplemented(
+    message = "this closure is not a reverse rule for a function of argument types `{Args}`",
+    label = "expected a closure taking the arguments, the value and its adjoint",
+    note = "a reverse rule of `fn(A1, .., An) -> R` is `|a1: A1, .., an: An, value: R, adjoint: Tan<R>|` returning the arguments' adjoints (a tuple for two or more arguments); annotate the closure's parameter types"
+)]
+pub trait ReverseClosure<F: Function<Args>, Args>: Send + Sync + 'static {
+    /// Wraps the closure as the trait object the registry stores.
+    fn into_dyn(self) -> Arc<F::DynReverseRule>;
+}
+
 macro_rules! function_impls {
-    ($(($($A:ident $a:ident $da:ident $i:tt),*))*) => {$(
+    ($(($($A:ident $a:ident $da:ident $i:tt),*) => $Adj:ty, |$t:ident| $to_tuple:expr;)*) => {$(
+        // Generated for every arity: the nullary case has unit tuples, the large ones long
+        // signatures.
+        #[allow(clippy::unused_unit, clippy::type_complexity, clippy::too_many_arguments)]
         impl<Func, Ret, $($A),*> Function<($($A,)*)> for Func
         where
             Func: Fn($($A),*) -> Ret + Copy + Send + Sync + 'static,
@@ -162,6 +261,69 @@ macro_rules! function_impls {
                 ptr as usize
             }
 
+            type Adjoints = $Adj;
+            type Reverse = fn($($A,)* &mut Tape, Option<Tan<Ret>>) -> (Option<Ret>, ($(Tan<$A>,)*));
+            type ReverseRule = fn($($A,)* Ret, Tan<Ret>) -> $Adj;
+            type DynReverseRule = dyn Fn($($A,)* Ret, Tan<Ret>) -> $Adj + Send + Sync;
+
+            #[inline(always)]
+            fn call_reverse(
+                rule: Self::Reverse,
+                args: ($($A,)*),
+                tape: &mut Tape,
+                adjoint: Option<Tan<Ret>>,
+            ) -> (Option<Ret>, ($(Tan<$A>,)*)) {
+                let ($($a,)*) = args;
+                rule($($a,)* tape, adjoint)
+            }
+
+            #[inline(always)]
+            fn call_reverse_rule(
+                rule: Self::ReverseRule,
+                args: ($($A,)*),
+                value: Ret,
+                adjoint: Tan<Ret>,
+            ) -> ($(Tan<$A>,)*) {
+                let ($($a,)*) = args;
+                let $t = rule($($a,)* value, adjoint);
+                $to_tuple
+            }
+
+            #[inline(always)]
+            fn call_dyn_reverse_rule(
+                rule: &Self::DynReverseRule,
+                args: ($($A,)*),
+                value: Ret,
+                adjoint: Tan<Ret>,
+            ) -> ($(Tan<$A>,)*) {
+                let ($($a,)*) = args;
+                let $t = rule($($a,)* value, adjoint);
+                $to_tuple
+            }
+
+            #[inline(always)]
+            fn zero_tangents(args: &($($A,)*)) -> ($(Tan<$A>,)*) {
+                let ($($a,)*) = args;
+                ($($a.zero_tangent(),)*)
+            }
+
+            fn __reverse_parts(&self, address: usize) -> (Self::Reverse, FnInfo) {
+                fn never<$($A: Differentiable,)* Ret: Differentiable>(
+                    $(_: $A,)* _: &mut Tape, _: Option<Tan<Ret>>,
+                ) -> (Option<Ret>, ($(Tan<$A>,)*)) {
+                    placeholder()
+                }
+                (never::<$($A,)* Ret>, self.__info(address))
+            }
+
+            fn __reverse_rule_parts(&self, address: usize) -> (Self::ReverseRule, FnInfo) {
+                #[allow(clippy::too_many_arguments)]
+                fn never<$($A: Differentiable,)* Ret: Differentiable>($(_: $A,)* _: Ret, _: Tan<Ret>) -> $Adj {
+                    placeholder()
+                }
+                (never::<$($A,)* Ret>, self.__info(address))
+            }
+
             fn __forward_parts(&self, address: usize) -> (Self::Forward, FnInfo) {
                 // A forward rule takes each argument and its tangent: twice the function's arity.
                 #[allow(clippy::too_many_arguments)]
@@ -172,6 +334,24 @@ macro_rules! function_impls {
             }
         }
 
+        // Generated for every arity: the nullary case has unit tuples, the large ones long
+        // signatures.
+        #[allow(clippy::unused_unit, clippy::type_complexity, clippy::too_many_arguments)]
+        impl<Func, Clo, Ret, $($A),*> ReverseClosure<Func, ($($A,)*)> for Clo
+        where
+            Func: Function<($($A,)*), Output = Ret, DynReverseRule = dyn Fn($($A,)* Ret, Tan<Ret>) -> $Adj + Send + Sync>,
+            Clo: Fn($($A,)* Ret, Tan<Ret>) -> $Adj + Send + Sync + 'static,
+            Ret: Differentiable + 'static,
+            $($A: Differentiable + 'static,)*
+        {
+            fn into_dyn(self) -> Arc<Func::DynReverseRule> {
+                Arc::new(self)
+            }
+        }
+
+        // Generated for every arity: the nullary case has unit tuples, the large ones long
+        // signatures.
+        #[allow(clippy::unused_unit, clippy::type_complexity, clippy::too_many_arguments)]
         impl<Func, Clo, Ret, $($A),*> ForwardClosure<Func, ($($A,)*)> for Clo
         where
             Func: Function<($($A,)*), Output = Ret, DynForward = dyn Fn($($A, Tan<$A>),*) -> (Ret, Tan<Ret>) + Send + Sync>,
@@ -186,14 +366,18 @@ macro_rules! function_impls {
     )*};
 }
 
-function_impls! {
-    ()
-    (A1 a1 da1 0)
-    (A1 a1 da1 0, A2 a2 da2 1)
-    (A1 a1 da1 0, A2 a2 da2 1, A3 a3 da3 2)
-    (A1 a1 da1 0, A2 a2 da2 1, A3 a3 da3 2, A4 a4 da4 3)
-    (A1 a1 da1 0, A2 a2 da2 1, A3 a3 da3 2, A4 a4 da4 3, A5 a5 da5 4)
-    (A1 a1 da1 0, A2 a2 da2 1, A3 a3 da3 2, A4 a4 da4 3, A5 a5 da5 4, A6 a6 da6 5)
-    (A1 a1 da1 0, A2 a2 da2 1, A3 a3 da3 2, A4 a4 da4 3, A5 a5 da5 4, A6 a6 da6 5, A7 a7 da7 6)
-    (A1 a1 da1 0, A2 a2 da2 1, A3 a3 da3 2, A4 a4 da4 3, A5 a5 da5 4, A6 a6 da6 5, A7 a7 da7 6, A8 a8 da8 7)
+#[allow(clippy::type_complexity)] // the adjoint tuples of eight arguments
+mod impls {
+    use super::*;
+    function_impls! {
+        () => (), |t| t;
+        (A1 a1 da1 0) => Tan<A1>, |t| (t,);
+        (A1 a1 da1 0, A2 a2 da2 1) => (Tan<A1>, Tan<A2>), |t| t;
+        (A1 a1 da1 0, A2 a2 da2 1, A3 a3 da3 2) => (Tan<A1>, Tan<A2>, Tan<A3>), |t| t;
+        (A1 a1 da1 0, A2 a2 da2 1, A3 a3 da3 2, A4 a4 da4 3) => (Tan<A1>, Tan<A2>, Tan<A3>, Tan<A4>), |t| t;
+        (A1 a1 da1 0, A2 a2 da2 1, A3 a3 da3 2, A4 a4 da4 3, A5 a5 da5 4) => (Tan<A1>, Tan<A2>, Tan<A3>, Tan<A4>, Tan<A5>), |t| t;
+        (A1 a1 da1 0, A2 a2 da2 1, A3 a3 da3 2, A4 a4 da4 3, A5 a5 da5 4, A6 a6 da6 5) => (Tan<A1>, Tan<A2>, Tan<A3>, Tan<A4>, Tan<A5>, Tan<A6>), |t| t;
+        (A1 a1 da1 0, A2 a2 da2 1, A3 a3 da3 2, A4 a4 da4 3, A5 a5 da5 4, A6 a6 da6 5, A7 a7 da7 6) => (Tan<A1>, Tan<A2>, Tan<A3>, Tan<A4>, Tan<A5>, Tan<A6>, Tan<A7>), |t| t;
+        (A1 a1 da1 0, A2 a2 da2 1, A3 a3 da3 2, A4 a4 da4 3, A5 a5 da5 4, A6 a6 da6 5, A7 a7 da7 6, A8 a8 da8 7) => (Tan<A1>, Tan<A2>, Tan<A3>, Tan<A4>, Tan<A5>, Tan<A6>, Tan<A7>, Tan<A8>), |t| t;
+    }
 }

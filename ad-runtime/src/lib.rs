@@ -7,12 +7,13 @@ mod function;
 mod registry;
 pub mod rules;
 mod tangent;
+mod tape;
 
-pub use api::{jvp, try_jvp};
+pub use api::{grad, jvp, try_jvp, value_and_grad, vjp};
 pub use error::Error;
-pub use function::{ForwardClosure, Function, Tan};
+pub use function::{ForwardClosure, Function, ReverseClosure, Tan};
 pub use registry::{Location, Mode, Origin};
-pub use tangent::{Differentiable, NoDerivative, NoTangent};
+pub use tangent::{Accumulate, Differentiable, NoDerivative, NoTangent, Seed};
 
 #[doc(hidden)]
 pub mod __private {
@@ -33,6 +34,7 @@ pub mod __private {
     }
     pub use crate::private::*;
     pub use crate::tangent::{Differentiable, NoDerivative};
+    pub use crate::tape::{Tape, Tapeable};
 }
 
 mod ops;

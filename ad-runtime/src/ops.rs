@@ -74,6 +74,8 @@ inactive_scalar!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
 pub trait CastTo<To: Differentiable>: Differentiable {
     /// The tangent of `value as To` given the tangent of `value`.
     fn cast_tangent(self, tangent: Self::Tangent) -> To::Tangent;
+    /// The adjoint of `value` given the adjoint of `value as To`.
+    fn cast_adjoint(self, adjoint: To::Tangent) -> Self::Tangent;
 }
 
 macro_rules! cast_float_to_float {
@@ -81,6 +83,8 @@ macro_rules! cast_float_to_float {
         impl CastTo<$to> for $from {
             #[inline(always)]
             fn cast_tangent(self, tangent: $from) -> $to { tangent as $to }
+            #[inline(always)]
+            fn cast_adjoint(self, adjoint: $to) -> $from { adjoint as $from }
         }
     )*)*};
 }
@@ -95,6 +99,8 @@ macro_rules! cast_to_int {
         impl CastTo<$to> for $from {
             #[inline(always)]
             fn cast_tangent(self, _: <$from as Differentiable>::Tangent) -> NoTangent { NoTangent }
+            #[inline(always)]
+            fn cast_adjoint(self, _: NoTangent) -> <$from as Differentiable>::Tangent { self.zero_tangent() }
         }
     )*};
 }
@@ -107,10 +113,14 @@ macro_rules! cast_int_to_float {
         impl CastTo<f32> for $from {
             #[inline(always)]
             fn cast_tangent(self, _: NoTangent) -> f32 { 0.0 }
+            #[inline(always)]
+            fn cast_adjoint(self, _: f32) -> NoTangent { NoTangent }
         }
         impl CastTo<f64> for $from {
             #[inline(always)]
             fn cast_tangent(self, _: NoTangent) -> f64 { 0.0 }
+            #[inline(always)]
+            fn cast_adjoint(self, _: f64) -> NoTangent { NoTangent }
         }
     )*};
 }
@@ -123,4 +133,13 @@ pub fn cast<From: CastTo<To>, To: Differentiable>(
     tangent: From::Tangent,
 ) -> To::Tangent {
     value.cast_tangent(tangent)
+}
+
+/// The adjoint of `value` given the adjoint of `value as To`.
+#[inline(always)]
+pub fn cast_adjoint<From: CastTo<To>, To: Differentiable>(
+    value: From,
+    adjoint: To::Tangent,
+) -> From::Tangent {
+    value.cast_adjoint(adjoint)
 }

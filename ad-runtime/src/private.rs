@@ -16,3 +16,12 @@ pub fn boxed<T: Any + Send + Sync>(rule: T) -> Box<dyn Any + Send + Sync> {
 pub fn zero<T: crate::Differentiable>(value: &T) -> T::Tangent {
     value.zero_tangent()
 }
+
+/// Adds `value` to an adjoint that is `None` while it is zero.
+#[inline(always)]
+pub fn acc<T: crate::Accumulate>(slot: &mut Option<T>, value: T) {
+    *slot = Some(match slot.take() {
+        Some(sum) => sum.accumulate(value),
+        None => value,
+    });
+}

@@ -153,9 +153,11 @@ fn entries() -> impl Iterator<Item = &'static RuleEntry> {
 #[macro_export]
 macro_rules! __register_rule {
     ($entry:expr) => {
-        #[$crate::__private::linkme::distributed_slice($crate::__private::RULES)]
-        #[linkme(crate = $crate::__private::linkme)]
-        static __AD_RULE_ENTRY: $crate::__private::RuleEntry = $entry;
+        const _: () = {
+            #[$crate::__private::linkme::distributed_slice($crate::__private::RULES)]
+            #[linkme(crate = $crate::__private::linkme)]
+            static __AD_RULE_ENTRY: $crate::__private::RuleEntry = $entry;
+        };
     };
 }
 
@@ -537,6 +539,50 @@ pub(crate) fn resolve_forward<F: Function<A>, A>(
     let name = || core::any::type_name::<F>().to_owned();
     let resolution = resolve(&runtime, key, Mode::Forward, &name, caller, location)?;
     Ok((Validity { epoch, seen }, forward_rule::<F, A>(&resolution)))
+}
+
+/// A resolved reverse rule of `F`.
+pub(crate) enum ReverseImpl<F: Function<A>, A> {
+    Generated(F::Reverse),
+    Rule(F::ReverseRule),
+    DynRule(Arc<F::DynReverseRule>),
+}
+
+/// Takes the typed reverse rule out of a resolution.
+pub(crate) fn reverse_rule<F: Function<A>, A>(resolution: &Resolution<'_>) -> ReverseImpl<F, A> {
+    const MISMATCH: &str = "ad: a rule is registered under the key of a function of another type";
+    match resolution {
+        Resolution::Runtime(rule) => ReverseImpl::DynRule(
+            rule.rule
+                .downcast_ref::<Arc<F::DynReverseRule>>()
+                .expect(MISMATCH)
+                .clone(),
+        ),
+        Resolution::Static(loaded) if loaded.entry.origin == Origin::Generated => {
+            ReverseImpl::Generated(*loaded.rule.downcast_ref::<F::Reverse>().expect(MISMATCH))
+        }
+        Resolution::Static(loaded) => ReverseImpl::Rule(
+            *loaded
+                .rule
+                .downcast_ref::<F::ReverseRule>()
+                .expect(MISMATCH),
+        ),
+    }
+}
+
+/// Resolves the reverse rule of `f`, with how long the resolution stays valid.
+pub(crate) fn resolve_reverse<F: Function<A>, A>(
+    f: F,
+    caller: &str,
+    location: Location,
+) -> Result<(Validity, ReverseImpl<F, A>), Error> {
+    let key = key_of(f, location)?;
+    let runtime = runtime_rules();
+    let epoch = generation(key);
+    let seen = epoch.load(Ordering::Acquire);
+    let name = || core::any::type_name::<F>().to_owned();
+    let resolution = resolve(&runtime, key, Mode::Reverse, &name, caller, location)?;
+    Ok((Validity { epoch, seen }, reverse_rule::<F, A>(&resolution)))
 }
 
 /// Resolution check for the `try_` entry points.

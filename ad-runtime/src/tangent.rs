@@ -19,8 +19,9 @@ use core::ops::{Add, Mul, Neg, Sub};
 /// # let _ = t;
 /// ```
 pub trait Differentiable {
-    /// The type of a tangent (a directional derivative) of a value of this type.
-    type Tangent: Copy + Default + core::fmt::Debug + PartialEq + Send + Sync + 'static;
+    /// The type of a tangent (a directional derivative) of a value of this type; in reverse mode
+    /// the type of an adjoint too.
+    type Tangent: Copy + Default + core::fmt::Debug + PartialEq + Send + Sync + Accumulate + 'static;
 
     /// The zero tangent at this value.
     fn zero_tangent(&self) -> Self::Tangent {
@@ -187,4 +188,74 @@ tuple_no_derivative! {
     (A, B, C, D, E, F)
     (A, B, C, D, E, F, G)
     (A, B, C, D, E, F, G, H)
+}
+
+/// Adding adjoints: what the reverse sweep does where a value is used more than once.
+pub trait Accumulate {
+    /// The sum of two adjoints.
+    fn accumulate(self, other: Self) -> Self;
+}
+
+impl Accumulate for f64 {
+    #[inline(always)]
+    fn accumulate(self, other: f64) -> f64 {
+        self + other
+    }
+}
+
+impl Accumulate for f32 {
+    #[inline(always)]
+    fn accumulate(self, other: f32) -> f32 {
+        self + other
+    }
+}
+
+impl Accumulate for NoTangent {
+    #[inline(always)]
+    fn accumulate(self, _: NoTangent) -> NoTangent {
+        NoTangent
+    }
+}
+
+macro_rules! tuple_accumulate {
+    ($(($($T:ident $i:tt),+))*) => {$(
+        impl<$($T: Accumulate),+> Accumulate for ($($T,)+) {
+            #[inline(always)]
+            fn accumulate(self, other: Self) -> Self {
+                ($(self.$i.accumulate(other.$i),)+)
+            }
+        }
+    )*};
+}
+tuple_accumulate! {
+    (A 0)
+    (A 0, B 1)
+    (A 0, B 1, C 2)
+    (A 0, B 1, C 2, D 3)
+    (A 0, B 1, C 2, D 3, E 4)
+    (A 0, B 1, C 2, D 3, E 4, F 5)
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6)
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7)
+}
+
+/// The adjoint that seeds a gradient: 1 for a float result.
+#[diagnostic::on_unimplemented(
+    message = "a gradient needs a float result, and this function returns `{Self}`'s base type",
+    note = "`ad::grad` and `ad::value_and_grad` differentiate functions that return f64 or f32; for other results use `ad::vjp` and give the result's adjoint"
+)]
+pub trait Seed {
+    /// One.
+    fn one() -> Self;
+}
+
+impl Seed for f64 {
+    fn one() -> f64 {
+        1.0
+    }
+}
+
+impl Seed for f32 {
+    fn one() -> f32 {
+        1.0
+    }
 }

@@ -1,0 +1,878 @@
+//! Reverse mode: emits the split reverse derivative of an `ir::Func` as one plain Rust function.
+//!
+//! `fn __ad_reverse_f(args.., tape, adjoint: Option<Tan<R>>) -> (Option<R>, adjoints)` runs the
+//! forward sweep when `adjoint` is `None`: the primal's own operations, in its order, pushing
+//! onto the tape what the reverse sweep needs (the operands of each nonlinear operation, the
+//! arguments and value of each call, each branch taken), and returns the value. Called again with
+//! `Some(adjoint)` and the same arguments, it runs the reverse sweep: the instructions backwards,
+//! popping what the forward sweep pushed, and returns the arguments' adjoints. A callee's sweeps
+//! run inside the caller's on the same tape, so no primal runs twice.
+//!
+//! Both sweeps live in one function so that rustc infers every type once: a record pushed in the
+//! forward sweep is also stored in a local slot (`Option<T>`, dead at run time), and the reverse
+//! sweep pops "a value of the slot's type". Adjoints are `Option`s, `None` while zero, so none of
+//! them needs a type the macro cannot write.
+
+use crate::activity::Activity;
+use crate::ir::{Arith, Block, Func, Inst, Value, Var};
+use crate::prims::Shape;
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use std::collections::{HashMap, HashSet};
+use syn::Ident;
+use syn::ext::IdentExt;
+
+fn hyg(name: &str) -> Ident {
+    Ident::new(name, Span::mixed_site())
+}
+
+fn v_ident(v: Value) -> Ident {
+    hyg(&format!("__v{}", v.0))
+}
+
+/// Adjoint of a value.
+fn b_ident(v: Value) -> Ident {
+    hyg(&format!("__b{}", v.0))
+}
+
+/// Adjoint of a variable.
+fn x_ident(var: Var) -> Ident {
+    hyg(&format!("__x{}", var.0))
+}
+
+/// Record slot of the instruction defining `v`.
+fn s_ident(v: Value) -> Ident {
+    hyg(&format!("__s{}", v.0))
+}
+
+pub struct Reverse<'a> {
+    func: &'a Func,
+    act: &'a Activity,
+    krate: &'a TokenStream,
+    caller: TokenStream,
+    /// Values whose adjoint some instruction adds to.
+    contributed: HashSet<u32>,
+    /// Variables whose adjoint some read adds to.
+    var_contributed: HashSet<u32>,
+    /// Values whose defining instruction pushes a record.
+    recorded: Vec<Value>,
+    /// Return points, numbered from 1; 0 is the end of the body.
+    returns: HashMap<*const Inst, u32>,
+    /// Number of `if`s, for naming decisions.
+    ifs: HashMap<*const Inst, u32>,
+}
+
+impl<'a> Reverse<'a> {
+    pub fn new(func: &'a Func, act: &'a Activity, krate: &'a TokenStream) -> Self {
+        let name = func.name.unraw().to_string();
+        let mut r = Reverse {
+            func,
+            act,
+            krate,
+            caller: quote!(::core::concat!(::core::module_path!(), "::", #name)),
+            contributed: HashSet::new(),
+            var_contributed: HashSet::new(),
+            recorded: Vec::new(),
+            returns: HashMap::new(),
+            ifs: HashMap::new(),
+        };
+        r.scan(&func.body);
+        if let Some(res) = func.body.result {
+            r.contribute(res);
+        }
+        r
+    }
+
+    pub fn fn_name(func: &Func) -> Ident {
+        hyg(&format!("__ad_reverse_{}", func.name.unraw()))
+    }
+
+    fn active(&self, v: Value) -> bool {
+        self.act.value(v)
+    }
+
+    fn contribute(&mut self, v: Value) {
+        if self.active(v) {
+            self.contributed.insert(v.0);
+        }
+    }
+
+    /// Finds which adjoints receive contributions, which instructions record, the return points
+    /// and the `if`s.
+    fn scan(&mut self, b: &Block) {
+        for inst in &b.insts {
+            match inst {
+                Inst::Read { out, var, .. } => {
+                    if self.active(*out) && self.act.var(*var) {
+                        self.var_contributed.insert(var.0);
+                    }
+                }
+                Inst::Neg { out, a } | Inst::Field { out, a, .. } => {
+                    if self.active(*out) {
+                        self.contribute(*a);
+                        if matches!(inst, Inst::Field { .. }) {
+                            self.recorded.push(*out);
+                        }
+                    }
+                }
+                Inst::Arith { out, op, a, b, .. } => {
+                    if self.active(*out) {
+                        self.contribute(*a);
+                        self.contribute(*b);
+                        if matches!(op, Arith::Mul | Arith::Div | Arith::Rem) {
+                            self.recorded.push(*out);
+                        }
+                    }
+                }
+                Inst::Method {
+                    out,
+                    recv,
+                    args,
+                    prim,
+                    ..
+                } => {
+                    if self.active(*out) {
+                        self.contribute(*recv);
+                        if prim.shape != Shape::PowI {
+                            for a in args {
+                                self.contribute(*a);
+                            }
+                        }
+                        self.recorded.push(*out);
+                    }
+                }
+                Inst::Call { out, args, .. } => {
+                    if self.active(*out) {
+                        for a in args {
+                            self.contribute(*a);
+                        }
+                        self.recorded.push(*out);
+                    }
+                }
+                Inst::Cast { out, a, .. } => {
+                    if self.active(*out) {
+                        self.contribute(*a);
+                        self.recorded.push(*out);
+                    }
+                }
+                Inst::Tuple { out, elems } => {
+                    if self.active(*out) {
+                        for e in elems {
+                            self.contribute(*e);
+                        }
+                    }
+                }
+                Inst::Let { var, init: Some(v) } | Inst::Assign { var, value: v, .. } => {
+                    if self.act.var(*var) {
+                        self.contribute(*v);
+                    }
+                }
+                Inst::Block { out, block } => {
+                    self.scan(block);
+                    if let (Some(o), Some(r)) = (out, block.result)
+                        && self.active(*o)
+                    {
+                        self.contribute(r);
+                    }
+                }
+                Inst::If {
+                    out,
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    let n = self.ifs.len() as u32;
+                    self.ifs.insert(std::ptr::from_ref(inst), n);
+                    self.scan(then_block);
+                    self.scan(else_block);
+                    if let Some(o) = out
+                        && self.active(*o)
+                    {
+                        for r in [then_block.result, else_block.result].into_iter().flatten() {
+                            self.contribute(r);
+                        }
+                    }
+                }
+                Inst::Return { value } => {
+                    let k = self.returns.len() as u32 + 1;
+                    self.returns.insert(std::ptr::from_ref(inst), k);
+                    self.contribute(*value);
+                }
+                Inst::Const { .. }
+                | Inst::Opaque { .. }
+                | Inst::Inactive { .. }
+                | Inst::Let { init: None, .. }
+                | Inst::Verbatim { .. } => {}
+            }
+        }
+    }
+
+    fn has_returns(&self) -> bool {
+        !self.returns.is_empty()
+    }
+
+    /// The return points inside `b`, at any depth.
+    fn returns_in(&self, b: &Block) -> Vec<u32> {
+        let mut out = Vec::new();
+        for inst in &b.insts {
+            match inst {
+                Inst::Return { .. } => out.push(self.returns[&std::ptr::from_ref(inst)]),
+                Inst::Block { block, .. } => out.extend(self.returns_in(block)),
+                Inst::If {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    out.extend(self.returns_in(then_block));
+                    out.extend(self.returns_in(else_block));
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    pub fn emit(&mut self) -> TokenStream {
+        let func = self.func;
+        let krate = self.krate;
+        let name = Self::fn_name(func);
+        let tape = hyg("__tape");
+        let adjoint = hyg("__adjoint");
+        let mut params = Vec::new();
+        let mut zeros = Vec::new();
+        let mut adjoints_out = Vec::new();
+        let mut tangent_types = Vec::new();
+        for p in &func.params {
+            let var = &func.vars[p.var.0 as usize];
+            let ident = &var.ident;
+            let ty = &p.ty;
+            let m = var.mutable.then(|| quote!(mut));
+            params.push(quote!(#m #ident: #ty));
+            zeros.push(quote!(#krate::__private::zero(&#ident)));
+            tangent_types.push(quote!(<#ty as #krate::__private::Differentiable>::Tangent));
+            if self.var_contributed.contains(&p.var.0) {
+                let x = x_ident(p.var);
+                adjoints_out.push(quote!(#x.unwrap_or_else(|| #krate::__private::zero(&#ident))));
+            } else {
+                adjoints_out.push(quote!(#krate::__private::zero(&#ident)));
+            }
+        }
+        let ret = &func.ret;
+        let slots: Vec<TokenStream> = self
+            .recorded
+            .iter()
+            .map(|v| {
+                let s = s_ident(*v);
+                quote!(let mut #s = ::core::option::Option::None;)
+            })
+            .collect();
+
+        // Forward sweep.
+        let mut al = Aliases::default();
+        let fwd_body = self.forward_block(&func.body, &mut al, &[]);
+        let end_mark = self.has_returns().then(|| quote!(#tape.push(0u32);));
+        let fwd_tail = match func.body.result {
+            Some(r) => {
+                let p = self.p(r, &al);
+                quote! {
+                    #end_mark
+                    return (::core::option::Option::Some(#p), (#(#zeros,)*));
+                }
+            }
+            None => TokenStream::new(),
+        };
+
+        // Reverse sweep.
+        let mut decls = Vec::new();
+        let mut values: Vec<u32> = self.contributed.iter().copied().collect();
+        values.sort_unstable();
+        for v in values {
+            let b = b_ident(Value(v));
+            decls.push(quote!(let mut #b = ::core::option::Option::None;));
+        }
+        let mut vars: Vec<u32> = self.var_contributed.iter().copied().collect();
+        vars.sort_unstable();
+        for v in vars {
+            let x = x_ident(Var(v));
+            decls.push(quote!(let mut #x = ::core::option::Option::None;));
+        }
+        let live_decl = if self.has_returns() {
+            let ret_id = hyg("__ret");
+            let live = hyg("__live");
+            quote! {
+                let #ret_id: u32 = #tape.pop();
+                let mut #live = #ret_id == 0;
+            }
+        } else {
+            TokenStream::new()
+        };
+        let seed = func
+            .body
+            .result
+            .filter(|r| self.contributed.contains(&r.0))
+            .map(|r| {
+                let b = b_ident(r);
+                self.guard(quote!(#krate::__private::acc(&mut #b, #adjoint);))
+            });
+        let rev_body = self.reverse_block(&func.body);
+
+        quote! {
+            #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unreachable_code, clippy::all, clippy::pedantic, clippy::nursery)]
+            fn #name(
+                #(#params,)*
+                #tape: &mut #krate::__private::Tape,
+                #adjoint: ::core::option::Option<<#ret as #krate::__private::Differentiable>::Tangent>,
+            ) -> (::core::option::Option<#ret>, (#(#tangent_types,)*)) {
+                #(#slots)*
+                match #adjoint {
+                    ::core::option::Option::None => {
+                        #fwd_body
+                        #fwd_tail
+                    }
+                    ::core::option::Option::Some(#adjoint) => {
+                        #(#decls)*
+                        #live_decl
+                        #seed
+                        #rev_body
+                        (::core::option::Option::None, (#(#adjoints_out,)*))
+                    }
+                }
+            }
+        }
+    }
+
+    /// `code` runs only while the reverse sweep is live (after the return point it started from).
+    fn guard(&self, code: TokenStream) -> TokenStream {
+        if self.has_returns() {
+            let live = hyg("__live");
+            quote!(if #live { #code })
+        } else {
+            code
+        }
+    }
+
+    fn p(&self, v: Value, al: &Aliases) -> TokenStream {
+        match al.0.get(&v.0) {
+            Some(ts) => ts.clone(),
+            None => {
+                let id = v_ident(v);
+                quote!(#id)
+            }
+        }
+    }
+
+    fn record(&self, out: Value, values: &[TokenStream]) -> TokenStream {
+        let tape = hyg("__tape");
+        let s = s_ident(out);
+        let r = hyg("__rec");
+        quote! {
+            let #r = (#(#values,)*);
+            #tape.push(#r);
+            #s = ::core::option::Option::Some(#r);
+        }
+    }
+
+    /// The forward sweep of a block. `decisions` are the enclosing `if`s' decision variables,
+    /// innermost last, pushed before an early return.
+    fn forward_block(&mut self, b: &Block, al: &mut Aliases, decisions: &[Ident]) -> TokenStream {
+        let mut out = TokenStream::new();
+        for inst in &b.insts {
+            out.extend(self.forward_inst(inst, al, decisions));
+        }
+        out
+    }
+
+    fn forward_value_block(&mut self, b: &Block, al: &Aliases, decisions: &[Ident]) -> TokenStream {
+        let mut inner = al.clone();
+        let body = self.forward_block(b, &mut inner, decisions);
+        let tail = b.result.map(|r| self.p(r, &inner));
+        quote!({ #body #tail })
+    }
+
+    fn def(out: Value, primal: TokenStream) -> TokenStream {
+        let v = v_ident(out);
+        quote!(let #v = #primal;)
+    }
+
+    fn forward_inst(&mut self, inst: &Inst, al: &mut Aliases, decisions: &[Ident]) -> TokenStream {
+        let krate = self.krate.clone();
+        let tape = hyg("__tape");
+        match inst {
+            Inst::Const { out, tokens } => {
+                if crate::forward::is_untyped_number(tokens) {
+                    Self::def(*out, tokens.clone())
+                } else {
+                    al.0.insert(out.0, tokens.clone());
+                    TokenStream::new()
+                }
+            }
+            Inst::Opaque { out, tokens, .. } => Self::def(*out, tokens.clone()),
+            Inst::Read { out, ident, .. } => {
+                if self.func.values[out.0 as usize].needs_copy {
+                    Self::def(*out, quote!(#ident))
+                } else {
+                    al.0.insert(out.0, quote!(#ident));
+                    TokenStream::new()
+                }
+            }
+            Inst::Neg { out, a } => {
+                let pa = self.p(*a, al);
+                Self::def(*out, quote!(-#pa))
+            }
+            Inst::Arith {
+                out,
+                op,
+                a,
+                b,
+                op_tokens,
+            } => {
+                let (pa, pb) = (self.p(*a, al), self.p(*b, al));
+                let mut ts = Self::def(*out, quote!(#pa #op_tokens #pb));
+                if self.active(*out) {
+                    let y = v_ident(*out);
+                    match op {
+                        Arith::Mul | Arith::Rem => ts.extend(self.record(*out, &[pa, pb])),
+                        Arith::Div => ts.extend(self.record(*out, &[pb, quote!(#y)])),
+                        Arith::Add | Arith::Sub => {}
+                    }
+                }
+                ts
+            }
+            Inst::Inactive {
+                out,
+                a,
+                b,
+                op_tokens,
+            } => {
+                let (pa, pb) = (self.p(*a, al), self.p(*b, al));
+                Self::def(*out, quote!(#pa #op_tokens #pb))
+            }
+            Inst::Method {
+                out,
+                method,
+                ufcs,
+                recv,
+                args,
+                ..
+            } => {
+                let pr = self.p(*recv, al);
+                let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
+                let primal = match ufcs {
+                    Some(ty) => quote!(#ty::#method(#pr #(, #pargs)*)),
+                    None => quote!(#pr.#method(#(#pargs),*)),
+                };
+                let mut ts = Self::def(*out, primal);
+                if self.active(*out) {
+                    let y = v_ident(*out);
+                    let mut rec = vec![pr];
+                    rec.extend(pargs);
+                    rec.push(quote!(#y));
+                    ts.extend(self.record(*out, &rec));
+                }
+                ts
+            }
+            Inst::Call {
+                out,
+                callee,
+                args,
+                span,
+            } => {
+                let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
+                if !self.active(*out) {
+                    return Self::def(*out, quote!(#callee(#(#pargs),*)));
+                }
+                let v = v_ident(*out);
+                let site = hyg("__AD_SITE");
+                let caller = &self.caller;
+                let line = quote_spanned!(*span=> ::core::line!());
+                let column = quote_spanned!(*span=> ::core::column!());
+                let krate_here = crate::expand::respan(&krate, *span);
+                let call = quote_spanned! {*span=>
+                    #krate_here::__private::Function::__augmented(#callee, &#site, #tape, (#(#pargs,)*))
+                };
+                let mut ts = quote! {
+                    let #v = {
+                        static #site: #krate::__private::CallSite =
+                            #krate::__private::CallSite::new(#caller, ::core::file!(), #line, #column);
+                        #call
+                    };
+                };
+                ts.extend(self.record(*out, &[quote!((#(#pargs,)*)), quote!(#v)]));
+                ts
+            }
+            Inst::Cast { out, a, ty } => {
+                let pa = self.p(*a, al);
+                let mut ts = Self::def(*out, quote!(#pa as #ty));
+                if self.active(*out) {
+                    ts.extend(self.record(*out, &[pa]));
+                }
+                ts
+            }
+            Inst::Tuple { out, elems } => {
+                let ps: Vec<TokenStream> = elems.iter().map(|e| self.p(*e, al)).collect();
+                Self::def(*out, quote!((#(#ps,)*)))
+            }
+            Inst::Field { out, a, index } => {
+                let pa = self.p(*a, al);
+                let mut ts = Self::def(*out, quote!(#pa.#index));
+                if self.active(*out) {
+                    ts.extend(self.record(*out, &[pa]));
+                }
+                ts
+            }
+            Inst::Let { var, init } => {
+                let data = &self.func.vars[var.0 as usize];
+                let x = &data.ident;
+                let m = data.mutable.then(|| quote!(mut));
+                let ty = data.ty.as_ref().map(|t| quote!(: #t));
+                let pinit = init.map(|v| {
+                    let p = self.p(v, al);
+                    quote!(= #p)
+                });
+                quote!(let #m #x #ty #pinit;)
+            }
+            Inst::Assign { ident, value, .. } => {
+                let p = self.p(*value, al);
+                quote!(#ident = #p;)
+            }
+            Inst::Block { out, block } => {
+                let body = self.forward_value_block(block, al, decisions);
+                match out {
+                    Some(o) => Self::def(*o, body),
+                    None => quote!(#body;),
+                }
+            }
+            Inst::If {
+                out,
+                cond,
+                then_block,
+                else_block,
+            } => {
+                let n = self.ifs[&std::ptr::from_ref(inst)];
+                let c = hyg(&format!("__c{n}"));
+                let pc = self.p(*cond, al);
+                let mut inner: Vec<Ident> = decisions.to_vec();
+                inner.push(c.clone());
+                let then_b = self.forward_value_block(then_block, al, &inner);
+                let else_b = self.forward_value_block(else_block, al, &inner);
+                let expr = quote!(if #c #then_b else #else_b);
+                let bind = match out {
+                    Some(o) => Self::def(*o, expr),
+                    None => quote!(#expr;),
+                };
+                quote! {
+                    let #c: bool = #pc;
+                    #bind
+                    #tape.push(#c);
+                }
+            }
+            Inst::Return { value } => {
+                let k = self.returns[&std::ptr::from_ref(inst)];
+                let p = self.p(*value, al);
+                let zeros: Vec<TokenStream> = self
+                    .func
+                    .params
+                    .iter()
+                    .map(|prm| {
+                        let ident = &self.func.vars[prm.var.0 as usize].ident;
+                        quote!(#krate::__private::zero(&#ident))
+                    })
+                    .collect();
+                // The enclosing decisions, innermost first, so the outermost is on top; then the
+                // return point.
+                let pushes = decisions.iter().rev().map(|c| quote!(#tape.push(#c);));
+                quote! {
+                    #(#pushes)*
+                    #tape.push(#k);
+                    return (::core::option::Option::Some(#p), (#(#zeros,)*));
+                }
+            }
+            Inst::Verbatim { tokens, .. } => tokens.clone(),
+        }
+    }
+
+    /// The reverse sweep of a block: its instructions backwards.
+    fn reverse_block(&self, b: &Block) -> TokenStream {
+        let mut out = TokenStream::new();
+        for inst in b.insts.iter().rev() {
+            out.extend(self.reverse_inst(inst));
+        }
+        out
+    }
+
+    /// Adds `value` to the adjoint of `target` if it carries one.
+    fn acc(&self, target: Value, value: TokenStream) -> TokenStream {
+        if self.contributed.contains(&target.0) {
+            let krate = self.krate;
+            let b = b_ident(target);
+            quote!(#krate::__private::acc(&mut #b, #value);)
+        } else {
+            TokenStream::new()
+        }
+    }
+
+    /// Runs `body` with `__g` bound to the adjoint of `out`, if it has one.
+    fn with_adjoint(&self, out: Value, body: TokenStream) -> TokenStream {
+        if !self.contributed.contains(&out.0) || body.is_empty() {
+            return TokenStream::new();
+        }
+        let b = b_ident(out);
+        let g = hyg("__g");
+        quote!(if let ::core::option::Option::Some(#g) = #b.take() { #body })
+    }
+
+    fn pop_record(&self, out: Value) -> TokenStream {
+        let tape = hyg("__tape");
+        let s = s_ident(out);
+        quote!(#tape.pop_like(&#s))
+    }
+
+    fn reverse_inst(&self, inst: &Inst) -> TokenStream {
+        let krate = self.krate;
+        let g = hyg("__g");
+        let r = hyg("__rec");
+        let tape = hyg("__tape");
+        let code = match inst {
+            Inst::Const { .. }
+            | Inst::Opaque { .. }
+            | Inst::Inactive { .. }
+            | Inst::Verbatim { .. }
+            | Inst::Let { init: None, .. } => return TokenStream::new(),
+            Inst::Read { out, var, .. } => {
+                if !self.var_contributed.contains(&var.0) {
+                    return TokenStream::new();
+                }
+                let x = x_ident(*var);
+                self.with_adjoint(*out, quote!(#krate::__private::acc(&mut #x, #g);))
+            }
+            Inst::Neg { out, a } => self.with_adjoint(*out, self.acc(*a, quote!(-#g))),
+            Inst::Arith { out, op, a, b, .. } => {
+                if !self.active(*out) {
+                    return TokenStream::new();
+                }
+                let s = quote!(#krate::__private::ops::Scalar);
+                match op {
+                    Arith::Add => {
+                        let mut body = self.acc(*a, quote!(#g));
+                        body.extend(self.acc(*b, quote!(#g)));
+                        self.with_adjoint(*out, body)
+                    }
+                    Arith::Sub => {
+                        let mut body = self.acc(*a, quote!(#g));
+                        body.extend(self.acc(*b, quote!(-#g)));
+                        self.with_adjoint(*out, body)
+                    }
+                    Arith::Mul | Arith::Div | Arith::Rem => {
+                        let (ca, cb) = match op {
+                            Arith::Mul => {
+                                (quote!(#s::mul_l(#g, #r.1)), quote!(#s::mul_r(#r.0, #g)))
+                            }
+                            // record: (b, y)
+                            Arith::Div => (
+                                quote!(#s::div_l(#g, #r.0)),
+                                quote!(#s::div_r(#r.0, #g, #r.1)),
+                            ),
+                            // record: (a, b)
+                            _ => (
+                                quote!(#s::rem_l(#g, #r.1)),
+                                quote!(#s::rem_r(#r.0, #r.1, #g)),
+                            ),
+                        };
+                        let mut body = self.acc(*a, ca);
+                        body.extend(self.acc(*b, cb));
+                        let pop = self.pop_record(*out);
+                        let inner = self.with_adjoint(*out, body);
+                        quote!(let #r = #pop; #inner)
+                    }
+                }
+            }
+            Inst::Method {
+                out,
+                prim,
+                recv,
+                args,
+                ..
+            } => {
+                if !self.active(*out) {
+                    return TokenStream::new();
+                }
+                let partial_fn = Ident::new(prim.name, Span::call_site());
+                let path = quote!(#krate::__private::prim::#partial_fn);
+                let n_inputs = 1 + args.len();
+                let fields: Vec<TokenStream> = (0..=n_inputs)
+                    .map(|i| {
+                        let idx = syn::Index::from(i);
+                        quote!(#r.#idx)
+                    })
+                    .collect();
+                let body = match prim.shape {
+                    Shape::Unary => {
+                        let (x, y) = (&fields[0], &fields[1]);
+                        self.acc(*recv, quote!(#path(#x, #y) * #g))
+                    }
+                    Shape::PowI => {
+                        let (x, n, y) = (&fields[0], &fields[1], &fields[2]);
+                        self.acc(*recv, quote!(#path(#x, #n, #y) * #g))
+                    }
+                    Shape::Multi(_) => {
+                        let p = hyg("__p");
+                        let inputs: Vec<Value> =
+                            std::iter::once(*recv).chain(args.iter().copied()).collect();
+                        let mut body = quote!(let #p = #path(#(#fields),*););
+                        for (i, v) in inputs.iter().enumerate() {
+                            let idx = syn::Index::from(i);
+                            body.extend(self.acc(*v, quote!(#p.#idx * #g)));
+                        }
+                        body
+                    }
+                };
+                let pop = self.pop_record(*out);
+                let inner = self.with_adjoint(*out, body);
+                quote!(let #r = #pop; #inner)
+            }
+            Inst::Call {
+                out, callee, args, ..
+            } => {
+                if !self.active(*out) {
+                    return TokenStream::new();
+                }
+                let pop = self.pop_record(*out);
+                let b = b_ident(*out);
+                let adjoint = if self.contributed.contains(&out.0) {
+                    quote!(#b.take().unwrap_or_else(|| #krate::__private::zero(&#r.1)))
+                } else {
+                    quote!(#krate::__private::zero(&#r.1))
+                };
+                let bars = hyg("__bars");
+                let mut body = TokenStream::new();
+                for (i, a) in args.iter().enumerate() {
+                    let idx = syn::Index::from(i);
+                    body.extend(self.acc(*a, quote!(#bars.#idx)));
+                }
+                quote! {
+                    let #r = #pop;
+                    let #bars = #krate::__private::Function::__backward(#callee, #tape, #r.0, #r.1, #adjoint);
+                    #body
+                }
+            }
+            Inst::Cast { out, a, ty } => {
+                if !self.active(*out) {
+                    return TokenStream::new();
+                }
+                let pop = self.pop_record(*out);
+                let body = self.acc(
+                    *a,
+                    quote!(#krate::__private::ops::cast_adjoint::<_, #ty>(#r.0, #g)),
+                );
+                let inner = self.with_adjoint(*out, body);
+                quote!(let #r = #pop; #inner)
+            }
+            Inst::Tuple { out, elems } => {
+                let mut body = TokenStream::new();
+                for (i, e) in elems.iter().enumerate() {
+                    let idx = syn::Index::from(i);
+                    body.extend(self.acc(*e, quote!(#g.#idx)));
+                }
+                self.with_adjoint(*out, body)
+            }
+            Inst::Field { out, a, index } => {
+                if !self.active(*out) {
+                    return TokenStream::new();
+                }
+                let pop = self.pop_record(*out);
+                let t = hyg("__t");
+                let body = if self.contributed.contains(&a.0) {
+                    let set = quote! {
+                        let mut #t = #krate::__private::zero(&#r.0);
+                        #t.#index = #g;
+                    };
+                    let add = self.acc(*a, quote!(#t));
+                    quote!(#set #add)
+                } else {
+                    TokenStream::new()
+                };
+                let inner = self.with_adjoint(*out, body);
+                quote!(let #r = #pop; #inner)
+            }
+            Inst::Let { var, init: Some(v) } | Inst::Assign { var, value: v, .. } => {
+                if !self.var_contributed.contains(&var.0) {
+                    return TokenStream::new();
+                }
+                let x = x_ident(*var);
+                let add = self.acc(*v, quote!(#g));
+                quote!(if let ::core::option::Option::Some(#g) = #x.take() { #add })
+            }
+            Inst::Block { out, block } => {
+                let mut ts = TokenStream::new();
+                if let (Some(o), Some(res)) = (out, block.result) {
+                    ts.extend(self.with_adjoint(*o, self.acc(res, quote!(#g))));
+                }
+                // A block's own instructions are guarded one by one.
+                let inner = self.reverse_block(block);
+                return quote!(#ts { #inner });
+            }
+            Inst::If {
+                out,
+                then_block,
+                else_block,
+                ..
+            } => {
+                let n = self.ifs[&std::ptr::from_ref(inst)];
+                let c = hyg(&format!("__c{n}"));
+                let route = |b: &Block| -> TokenStream {
+                    match (out, b.result) {
+                        (Some(o), Some(res)) => self.with_adjoint(*o, self.acc(res, quote!(#g))),
+                        _ => TokenStream::new(),
+                    }
+                };
+                let (rt, re) = (route(then_block), route(else_block));
+                let (bt, be) = (
+                    self.reverse_block(then_block),
+                    self.reverse_block(else_block),
+                );
+                let body = quote! {
+                    let #c: bool = #tape.pop();
+                    if #c { #rt #bt } else { #re #be }
+                };
+                let inside: Vec<u32> = self
+                    .returns_in(then_block)
+                    .into_iter()
+                    .chain(self.returns_in(else_block))
+                    .collect();
+                if !self.has_returns() {
+                    return body;
+                }
+                let live = hyg("__live");
+                let ret_id = hyg("__ret");
+                // Entered when the sweep is live, or when it starts at a return inside.
+                return if inside.is_empty() {
+                    quote!(if #live { #body })
+                } else {
+                    quote!(if #live #(|| #ret_id == #inside)* { #body })
+                };
+            }
+            Inst::Return { value } => {
+                let k = self.returns[&std::ptr::from_ref(inst)];
+                let live = hyg("__live");
+                let ret_id = hyg("__ret");
+                let adjoint = hyg("__adjoint");
+                let seed = self.acc(*value, quote!(#adjoint));
+                return quote! {
+                    if #ret_id == #k {
+                        #live = true;
+                        #seed
+                    }
+                };
+            }
+        };
+        if code.is_empty() {
+            code
+        } else {
+            self.guard(code)
+        }
+    }
+}
+
+/// Values written in place rather than through a temporary, per scope.
+#[derive(Clone, Default)]
+struct Aliases(HashMap<u32, TokenStream>);
