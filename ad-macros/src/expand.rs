@@ -178,13 +178,14 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
     let rule_str = syn::ext::IdentExt::unraw(rule_ident).to_string();
     let here = location(krate, rule_ident.span());
     let (parts_fn, mode) = match args.mode {
-        attr::RuleMode::Forward => (quote!(__forward_parts), quote!(Forward)),
-        attr::RuleMode::Reverse => (quote!(__reverse_rule_parts), quote!(Reverse)),
+        attr::RuleMode::Forward => ("__forward_parts", quote!(Forward)),
+        attr::RuleMode::Reverse => ("__reverse_rule_parts", quote!(Reverse)),
     };
     // The rule is assigned over a placeholder of the expected type: a wrong signature is one
     // "mismatched types" on the rule's own name that spells out the expected signature.
     let of_span = syn::spanned::Spanned::span(of);
     let krate_at_of = respan(krate, of_span);
+    let parts_fn = Ident::new(parts_fn, of_span);
     let parts =
         quote_spanned!(of_span=> #krate_at_of::__private::Function::#parts_fn(&#of, #of as usize));
     // Hygienic locals: a rule function named `rule` must not be shadowed by them.
