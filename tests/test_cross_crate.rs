@@ -178,3 +178,21 @@ fn a_run_time_rule_overrides_the_cross_crate_rule_while_its_guard_lives() {
         "the cross-crate rule is back once the guard is dropped"
     );
 }
+
+/// Reverse mode across crates: the gradient of `neuron` uses the reverse rule that
+/// `ad-test-stable-rules` gives `activation`: d/dw = sigma(z) x, d/dx = sigma(z) w,
+/// d/db = sigma(z), with z = w x + b; it stays finite where e^z overflows.
+#[test]
+fn gradient_of_neuron_uses_the_reverse_rule_from_another_crate() {
+    let _lock = registry_lock();
+    for (w, x, b) in points() {
+        let z = w * x + b;
+        let (value, (gw, gx, gb)) = ad::value_and_grad(ad_test_model::neuron, (w, x, b));
+        assert_eq!(value, ad_test_model::neuron(w, x, b));
+        assert_close(gw, sigma(z) * x, "d/dw");
+        assert_close(gx, sigma(z) * w, "d/dx");
+        assert_close(gb, sigma(z), "d/db");
+    }
+    let (_, (gw, _, _)) = ad::value_and_grad(ad_test_model::neuron, (1.0, 800.0, 0.0));
+    assert_eq!(gw, 800.0);
+}

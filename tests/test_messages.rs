@@ -158,3 +158,42 @@ fn conflicting_custom_rules_are_reported_with_both_locations() {
     drop(guard);
     assert!(ad::try_jvp(uses_contested, (1.0,), (1.0,)).is_err());
 }
+
+/// Two reverse rules for one function: a conflict in reverse mode too.
+fn contested_rev(x: f64) -> f64 {
+    x
+}
+
+#[custom_rule(reverse, of = contested_rev)]
+fn contested_rev_one(_x: f64, _y: f64, bar: f64) -> f64 {
+    bar
+}
+
+#[custom_rule(reverse, of = contested_rev)]
+fn contested_rev_two(_x: f64, _y: f64, bar: f64) -> f64 {
+    2.0 * bar
+}
+
+#[differentiable]
+fn uses_contested_rev(x: f64) -> f64 {
+    contested_rev(x) * 3.0
+}
+
+#[test]
+fn conflicting_reverse_rules_are_reported_with_both_locations() {
+    let msg = panic_message(|| {
+        let _ = ad::grad(uses_contested_rev, (1.0,));
+    });
+    assert!(
+        msg.contains("conflicting reverse-mode rules for `test_messages::contested_rev`"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("`test_messages::contested_rev_one` at tests/test_messages.rs:"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("`test_messages::contested_rev_two` at tests/test_messages.rs:"),
+        "{msg}"
+    );
+}

@@ -116,3 +116,57 @@ fn a_running_rule_outlives_its_guard() {
     // With the guard gone, `slow` has no derivative any more.
     assert!(ad::try_jvp(h, (3.0,), (1.0,)).is_err());
 }
+
+/// p(x) = q(x) + x with q(x) = x^2, for the reverse-mode variant.
+#[differentiable]
+fn q(x: f64) -> f64 {
+    x * x
+}
+
+#[differentiable]
+fn p(x: f64) -> f64 {
+    q(x) + x
+}
+
+#[test]
+fn gradients_stay_valid_while_reverse_rules_come_and_go() {
+    let x = 0.75_f64;
+    let generated = 2.0 * x + 1.0;
+    let replaced = -4.0 + 1.0; // q' := -4
+    let done = Arc::new(AtomicBool::new(false));
+    let start = Arc::new(Barrier::new(WORKERS + 1));
+    let workers: Vec<_> = (0..WORKERS)
+        .map(|_| {
+            let start = start.clone();
+            thread::spawn(move || {
+                start.wait();
+                for _ in 0..CALLS_PER_WORKER / 4 {
+                    let (y, (d,)) = ad::value_and_grad(p, (x,));
+                    assert_eq!(y, x * x + x);
+                    assert!(
+                        d == generated || d == replaced,
+                        "neither valid gradient: {d}"
+                    );
+                }
+            })
+        })
+        .collect();
+    let registrar = {
+        let (start, done) = (start.clone(), done.clone());
+        thread::spawn(move || {
+            start.wait();
+            while !done.load(Ordering::Relaxed) {
+                let guard = ad::rules::register_reverse(q, |_x: f64, _y: f64, bar: f64| -4.0 * bar);
+                thread::yield_now();
+                drop(guard);
+                thread::yield_now();
+            }
+        })
+    };
+    for w in workers {
+        w.join().expect("a worker panicked");
+    }
+    done.store(true, Ordering::Relaxed);
+    registrar.join().expect("the registering thread panicked");
+    assert_eq!(ad::grad(p, (x,)).0, generated);
+}

@@ -13,3 +13,9 @@ use ad_test_special::{log1pexp, logistic};
 fn activation_jvp(x: f64, dx: f64) -> (f64, f64) {
     (log1pexp(x), logistic(x) * dx)
 }
+
+/// The reverse rule of `activation`: the adjoint of `x` is `logistic(x)` times the value's.
+#[ad::custom_rule(reverse, of = ad_test_model::activation)]
+fn activation_vjp(x: f64, _value: f64, adjoint: f64) -> f64 {
+    logistic(x) * adjoint
+}

@@ -1,0 +1,231 @@
+//! Reverse mode keeps the promise of forward mode: rules are honoured whatever the order of
+//! definition, run-time rules registered after gradients ran are used by the next gradient, also
+//! nested, and a gradient runs each primal once.
+
+use ad::{custom_rule, differentiable};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-14 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// f(x) = x^2, f'(x) = 2x.
+#[differentiable]
+fn f(x: f64) -> f64 {
+    x * x
+}
+
+/// g(x, y) = f(x) sin y: dg/dx = f'(x) sin y, dg/dy = f(x) cos y.
+#[differentiable]
+fn g(x: f64, y: f64) -> f64 {
+    f(x) * y.sin()
+}
+
+/// h(x) = 3 g(x, 1) + x: f sits two calls down.
+#[differentiable]
+fn h(x: f64) -> f64 {
+    3.0 * g(x, 1.0) + x
+}
+
+#[test]
+fn late_reverse_rule_is_honoured_directly_nested_and_after_drop() {
+    let (x, y) = (1.5_f64, 0.7_f64);
+    let s1 = 1.0_f64.sin();
+    assert_eq!(ad::grad(f, (x,)), (2.0 * x,));
+    let (gx, gy) = ad::grad(g, (x, y));
+    assert!(close(gx, 2.0 * x * y.sin()) && close(gy, x * x * y.cos()));
+    assert!(close(ad::grad(h, (x,)).0, 3.0 * 2.0 * x * s1 + 1.0));
+
+    // f'(x) := 2x + 10 from now on, deliberately different from the true derivative.
+    let guard =
+        ad::rules::register_reverse(f, |x: f64, _y: f64, y_bar: f64| (2.0 * x + 10.0) * y_bar);
+    assert_eq!(ad::grad(f, (x,)), (2.0 * x + 10.0,));
+    let (gx, gy) = ad::grad(g, (x, y));
+    assert!(
+        close(gx, (2.0 * x + 10.0) * y.sin()),
+        "one level deep: {gx}"
+    );
+    assert!(
+        close(gy, x * x * y.cos()),
+        "the value of f is still x^2: {gy}"
+    );
+    assert!(
+        close(ad::grad(h, (x,)).0, 3.0 * (2.0 * x + 10.0) * s1 + 1.0),
+        "two levels deep"
+    );
+
+    drop(guard);
+    assert_eq!(ad::grad(f, (x,)), (2.0 * x,));
+    assert!(close(ad::grad(h, (x,)).0, 3.0 * 2.0 * x * s1 + 1.0));
+}
+
+/// The reverse rules live below their use, in another module.
+mod model {
+    /// e(v) = 2 drag(v) + v
+    #[ad::differentiable]
+    pub fn energy(v: f64) -> f64 {
+        2.0 * crate::physics::drag(v) + v
+    }
+}
+
+mod physics {
+    /// drag(v) = v |v|, no derivative of its own.
+    pub fn drag(v: f64) -> f64 {
+        v * v.abs()
+    }
+}
+
+mod rules {
+    /// d drag = 2 |v| dv, as a reverse rule: v_bar = 2 |v| y_bar.
+    #[ad::custom_rule(reverse, of = crate::physics::drag)]
+    fn drag_vjp(v: f64, _y: f64, y_bar: f64) -> f64 {
+        2.0 * v.abs() * y_bar
+    }
+}
+
+#[test]
+fn reverse_rule_below_its_use_in_another_module_is_used() {
+    for v in [-1.5, 0.25, 3.0] {
+        let (e, (de,)) = ad::value_and_grad(model::energy, (v,));
+        assert_eq!(e, model::energy(v));
+        assert_eq!(de, 2.0 * 2.0 * f64::abs(v) + 1.0);
+    }
+}
+
+/// Counts how often the primal of `expensive` runs.
+static EXPENSIVE_CALLS: AtomicUsize = AtomicUsize::new(0);
+
+/// A function whose primal is costly, with a reverse rule.
+fn expensive(x: f64, y: f64) -> f64 {
+    EXPENSIVE_CALLS.fetch_add(1, Ordering::SeqCst);
+    x * y
+}
+
+#[custom_rule(reverse, of = expensive)]
+fn expensive_vjp(x: f64, y: f64, _value: f64, bar: f64) -> (f64, f64) {
+    (y * bar, x * bar)
+}
+
+/// inner(x) = expensive(x, 2) + x; outer(x) = inner(x) * inner(1)... calls nest two levels.
+#[differentiable]
+fn inner(x: f64) -> f64 {
+    expensive(x, 2.0) + x
+}
+
+#[differentiable]
+fn outer(x: f64) -> f64 {
+    inner(x).sin()
+}
+
+#[test]
+fn a_gradient_runs_each_primal_once_per_call() {
+    // The only test touching EXPENSIVE_CALLS.
+    let before = EXPENSIVE_CALLS.load(Ordering::SeqCst);
+    let x = 0.3_f64;
+    let (value, (dx,)) = ad::value_and_grad(outer, (x,));
+    assert_eq!(
+        EXPENSIVE_CALLS.load(Ordering::SeqCst) - before,
+        1,
+        "expensive ran more than once"
+    );
+    // outer = sin(3x): d = 3 cos(3x)
+    assert_eq!(value, (2.0 * x + x).sin());
+    assert!(close(dx, 3.0 * (3.0 * x).cos()));
+    // vjp: one forward sweep, and each pullback call only the reverse sweep.
+    let before = EXPENSIVE_CALLS.load(Ordering::SeqCst);
+    let (_, pullback) = ad::vjp(outer, (x,));
+    let (a,) = pullback(1.0);
+    let (b,) = pullback(2.0);
+    assert_eq!(EXPENSIVE_CALLS.load(Ordering::SeqCst) - before, 1);
+    assert!(close(a, dx) && close(b, 2.0 * dx));
+}
+
+/// d erf(x) = 2/sqrt(pi) e^(-x^2) dx, as a reverse rule.
+#[custom_rule(reverse, of = libm::erf)]
+fn erf_vjp(x: f64, _y: f64, bar: f64) -> f64 {
+    std::f64::consts::FRAC_2_SQRT_PI * (-x * x).exp() * bar
+}
+
+/// The standard normal CDF, Phi(x) = (1 + erf(x / sqrt 2)) / 2.
+#[differentiable]
+fn normal_cdf(x: f64) -> f64 {
+    0.5 * (1.0 + libm::erf(x / std::f64::consts::SQRT_2))
+}
+
+#[test]
+fn gradient_through_a_foreign_function_with_a_reverse_rule() {
+    for i in -20..=20 {
+        let x = f64::from(i) * 0.3;
+        let (_, (dp,)) = ad::value_and_grad(normal_cdf, (x,));
+        let density = (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
+        // As in the forward test: the two formulas round exp's argument differently.
+        assert!(
+            (dp - density).abs() <= (4.0 + x * x) * f64::EPSILON * density,
+            "x = {x}"
+        );
+    }
+}
+
+/// Branches and early returns: the gradient follows the branch taken.
+#[differentiable]
+fn piecewise(x: f64, n: i32) -> f64 {
+    if x > 1.0 {
+        if n > 2 {
+            return x * x * x;
+        }
+        return x * x;
+    }
+    let y = x.powi(n) + 3.0 * x;
+    if y > 0.0 { y * x } else { -y }
+}
+
+#[test]
+fn gradients_follow_branches_and_early_returns() {
+    let cases = [
+        (2.0, 3, 3.0 * 4.0),
+        (2.0, 1, 2.0 * 2.0),
+        // y = x^2 + 3x > 0, y x: d = 3x^2 + 6x
+        (0.5, 2, 3.0 * 0.25 + 6.0 * 0.5),
+        // y = x^3 + 3x < 0, -y: d = -(3x^2 + 3)
+        (-1.0, 3, -(3.0 + 3.0)),
+    ];
+    for (x, n, d) in cases {
+        let (v, (dx, dn)) = ad::value_and_grad(piecewise, (x, n));
+        assert_eq!(v, piecewise(x, n));
+        assert_eq!(dn, ad::NoTangent);
+        assert!(close(dx, d), "x = {x}, n = {n}: {dx} vs {d}");
+        assert_eq!(ad::jvp(piecewise, (x, n), (1.0, ad::NoTangent)).1, dx);
+    }
+}
+
+/// A missing reverse derivative names the function, the caller and the fix.
+fn opaque(x: f64) -> f64 {
+    x.exp()
+}
+
+#[differentiable]
+fn uses_opaque(x: f64) -> f64 {
+    opaque(x) + 1.0
+}
+
+#[test]
+fn missing_reverse_rule_message() {
+    let payload = std::panic::catch_unwind(|| ad::grad(uses_opaque, (0.0,))).unwrap_err();
+    let msg = payload.downcast_ref::<String>().expect("a String panic");
+    assert!(
+        msg.contains("no reverse-mode derivative for `test_reverse::opaque`"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("called from `test_reverse::uses_opaque`"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("#[ad::custom_rule(reverse, of = opaque)]"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("ad::rules::register_reverse(opaque, ...)"),
+        "{msg}"
+    );
+}
