@@ -229,3 +229,85 @@ fn missing_reverse_rule_message() {
         "{msg}"
     );
 }
+
+/// Only a forward rule: `stable_log1p_exp(x) = ln(1 + e^x)`, with its derivative `logistic`.
+fn stable_log1p_exp(x: f64) -> f64 {
+    if x > 30.0 { x } else { x.exp().ln_1p() }
+}
+
+#[custom_rule(forward, of = stable_log1p_exp)]
+fn stable_log1p_exp_jvp(x: f64, dx: f64) -> (f64, f64) {
+    (stable_log1p_exp(x), dx / (1.0 + (-x).exp()))
+}
+
+/// Only a reverse rule, of a function of two arguments with two results:
+/// `rotate(x, y) = (x + 2y, 3x - y)`, Jacobian [[1, 2], [3, -1]].
+fn rotate(x: f64, y: f64) -> (f64, f64) {
+    (x + 2.0 * y, 3.0 * x - y)
+}
+
+#[custom_rule(reverse, of = rotate)]
+fn rotate_vjp(_x: f64, _y: f64, _value: (f64, f64), bar: (f64, f64)) -> (f64, f64) {
+    (bar.0 + 3.0 * bar.1, 2.0 * bar.0 - bar.1)
+}
+
+/// Uses both inside generated derivatives.
+#[differentiable]
+fn mixes(x: f64, y: f64) -> f64 {
+    let (a, b) = rotate(x, y);
+    stable_log1p_exp(a) * b
+}
+
+#[test]
+fn rules_are_honoured_across_modes() {
+    // Reverse mode from the forward rule: d/dx ln(1 + e^x) = logistic(x), exactly the rule's.
+    let x = 800.0_f64;
+    assert_eq!(ad::grad(stable_log1p_exp, (x,)), (1.0,));
+    // Forward mode from the reverse rule, one VJP per result: J (1, 0) = (1, 3), J (0, 1) = (2, -1).
+    assert_eq!(
+        ad::jvp(rotate, (0.5, 0.25), (1.0, 0.0)),
+        (rotate(0.5, 0.25), (1.0, 3.0))
+    );
+    assert_eq!(ad::jvp(rotate, (0.5, 0.25), (0.0, 1.0)).1, (2.0, -1.0));
+
+    // Both, nested in generated derivatives, in both modes, against the closed form:
+    // mixes = s(a) b with a = x + 2y, b = 3x - y, s = softplus, s' = logistic.
+    let logistic = |z: f64| 1.0 / (1.0 + (-z).exp());
+    for (x, y) in [(0.5, 0.25), (-1.0, 2.0), (3.0, -0.5)] {
+        let (a, b) = rotate(x, y);
+        let dx = logistic(a) * b + stable_log1p_exp(a) * 3.0;
+        let dy = logistic(a) * 2.0 * b - stable_log1p_exp(a);
+        let (gx, gy) = ad::grad(mixes, (x, y));
+        assert!(
+            close(gx, dx) && close(gy, dy),
+            "reverse at ({x}, {y}): {gx} {gy}"
+        );
+        let (_, jx) = ad::jvp(mixes, (x, y), (1.0, 0.0));
+        let (_, jy) = ad::jvp(mixes, (x, y), (0.0, 1.0));
+        assert!(
+            close(jx, dx) && close(jy, dy),
+            "forward at ({x}, {y}): {jx} {jy}"
+        );
+    }
+}
+
+/// A forward rule registered at run time is used by reverse mode too, ahead of the generated
+/// reverse derivative, and nested.
+#[differentiable]
+fn cube(x: f64) -> f64 {
+    x * x * x
+}
+
+#[differentiable]
+fn uses_cube(x: f64) -> f64 {
+    2.0 * cube(x)
+}
+
+#[test]
+fn a_run_time_forward_rule_reaches_reverse_mode() {
+    assert_eq!(ad::grad(uses_cube, (2.0,)), (24.0,));
+    let guard = ad::rules::register_forward(cube, |x: f64, dx: f64| (x * x * x, -dx));
+    assert_eq!(ad::grad(uses_cube, (2.0,)), (-2.0,));
+    drop(guard);
+    assert_eq!(ad::grad(uses_cube, (2.0,)), (24.0,));
+}

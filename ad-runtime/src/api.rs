@@ -37,7 +37,7 @@ where
 {
     let location = Location::caller();
     match registry::resolve_forward(f, "ad::jvp", location) {
-        Ok((_, rule)) => rule.call(args, tangents),
+        Ok((_, rule)) => rule.call(f, args, tangents),
         Err(error) => fail(&error),
     }
 }
@@ -69,7 +69,7 @@ where
     let location = Location::caller();
     registry::check_function(f, Mode::Forward, "ad::try_jvp", location)?;
     let (_, rule) = registry::resolve_forward(f, "ad::try_jvp", location)?;
-    Ok(rule.call(args, tangents))
+    Ok(rule.call(f, args, tangents))
 }
 
 thread_local! {
@@ -95,12 +95,15 @@ where
         ReverseImpl::Generated(r) => F::call_reverse(*r, args, tape, None)
             .0
             .expect("ad: a generated forward sweep returns its value"),
-        ReverseImpl::Rule(_) | ReverseImpl::DynRule(_) => f.call(args),
+        ReverseImpl::Rule(_) | ReverseImpl::DynRule(_) | ReverseImpl::FromForward(_) => {
+            f.call(args)
+        }
     }
 }
 
 /// The reverse sweep matching [`forward_sweep`].
 fn reverse_sweep<F, A>(
+    f: F,
     args: A,
     value: F::Output,
     adjoint: Tan<F::Output>,
@@ -114,6 +117,7 @@ where
         ReverseImpl::Generated(r) => F::call_reverse(*r, args, tape, Some(adjoint)).1,
         ReverseImpl::Rule(r) => F::call_reverse_rule(*r, args, value, adjoint),
         ReverseImpl::DynRule(r) => F::call_dyn_reverse_rule(r, args, value, adjoint),
+        ReverseImpl::FromForward(r) => registry::reverse_from_forward(f, r, &args, &adjoint),
     }
 }
 
@@ -158,7 +162,7 @@ where
     let rule = resolve_reverse_or_panic(f, "ad::value_and_grad");
     with_tape(|tape| {
         let value = forward_sweep(f, args.clone(), tape, &rule);
-        let gradient = reverse_sweep(args, value.clone(), Seed::one(), tape, &rule);
+        let gradient = reverse_sweep(f, args, value.clone(), Seed::one(), tape, &rule);
         debug_assert!(
             tape.is_empty(),
             "ad: a reverse sweep left words on the tape"
@@ -212,7 +216,7 @@ where
     let recorded = value.clone();
     let pullback = move |adjoint: Tan<F::Output>| {
         let mut tape = tape.clone();
-        reverse_sweep(args.clone(), recorded.clone(), adjoint, &mut tape, &rule)
+        reverse_sweep(f, args.clone(), recorded.clone(), adjoint, &mut tape, &rule)
     };
     (value, pullback)
 }

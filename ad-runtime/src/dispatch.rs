@@ -107,7 +107,7 @@ where
     A: 'static,
 {
     if let Some(cached) = site.get::<ForwardImpl<F, A>>() {
-        return cached.value.call(args, tangents);
+        return cached.value.call(f, args, tangents);
     }
     forward_slow(site, f, args, tangents)
 }
@@ -125,7 +125,7 @@ where
     A: 'static,
 {
     match registry::resolve_forward(f, site.caller, site.location) {
-        Ok((valid, rule)) => site.set(valid, rule).value.call(args, tangents),
+        Ok((valid, rule)) => site.set(valid, rule).value.call(f, args, tangents),
         Err(error) => fail(&error),
     }
 }
@@ -161,7 +161,9 @@ where
         ReverseImpl::Generated(r) => F::call_reverse(*r, args, tape, None)
             .0
             .expect("ad: a generated forward sweep returns its value"),
-        ReverseImpl::Rule(_) | ReverseImpl::DynRule(_) => f.call(args),
+        ReverseImpl::Rule(_) | ReverseImpl::DynRule(_) | ReverseImpl::FromForward(_) => {
+            f.call(args)
+        }
     };
     tape.push(ptr::from_ref(cached).expose_provenance() as u64);
     tape.push(RESOLUTION_MARK);
@@ -171,6 +173,7 @@ where
 /// The reverse sweep of a call recorded by [`augmented`].
 #[inline]
 pub(crate) fn backward<F, A>(
+    f: F,
     tape: &mut Tape,
     args: A,
     value: F::Output,
@@ -202,5 +205,6 @@ where
         ReverseImpl::Generated(r) => F::call_reverse(*r, args, tape, Some(adjoint)).1,
         ReverseImpl::Rule(r) => F::call_reverse_rule(*r, args, value, adjoint),
         ReverseImpl::DynRule(r) => F::call_dyn_reverse_rule(r, args, value, adjoint),
+        ReverseImpl::FromForward(r) => registry::reverse_from_forward(f, r, &args, &adjoint),
     }
 }

@@ -31,7 +31,7 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
     /// The result type `R`.
     type Output: Differentiable;
     /// The tangents of the arguments, `(Tan<A1>, .., Tan<An>)`.
-    type Tangents;
+    type Tangents: crate::tangent::Linear;
     /// The function pointer type `fn(A1, .., An) -> R`.
     type Ptr: Copy + PartialEq + Send + Sync + 'static;
     /// The type of a forward rule: `fn(A1, Tan<A1>, .., An, Tan<An>) -> (R, Tan<R>)`.
@@ -103,6 +103,12 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
     /// The arguments' zero tangents.
     fn zero_tangents(args: &Args) -> Self::Tangents;
 
+    /// A copy of the arguments, for a rule of the other mode that calls several times.
+    fn clone_args(args: &Args) -> Args;
+
+    /// A copy of the result.
+    fn clone_output(value: &Self::Output) -> Self::Output;
+
     /// Like `__forward_parts`, for a generated reverse derivative.
     #[doc(hidden)]
     fn __reverse_parts(&self, address: usize) -> (Self::Reverse, FnInfo);
@@ -171,7 +177,7 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
     where
         Args: 'static,
     {
-        crate::dispatch::backward::<Self, Args>(tape, args, value, adjoint)
+        crate::dispatch::backward(self, tape, args, value, adjoint)
     }
 }
 
@@ -218,8 +224,8 @@ macro_rules! function_impls {
         impl<Func, Ret, $($A),*> Function<($($A,)*)> for Func
         where
             Func: Fn($($A),*) -> Ret + Copy + Send + Sync + 'static,
-            Ret: Differentiable + 'static,
-            $($A: Differentiable + 'static,)*
+            Ret: Differentiable + Clone + 'static,
+            $($A: Differentiable + Clone + 'static,)*
         {
             type Output = Ret;
             type Tangents = ($(Tan<$A>,)*);
@@ -305,6 +311,14 @@ macro_rules! function_impls {
             fn zero_tangents(args: &($($A,)*)) -> ($(Tan<$A>,)*) {
                 let ($($a,)*) = args;
                 ($($a.zero_tangent(),)*)
+            }
+
+            fn clone_args(args: &($($A,)*)) -> ($($A,)*) {
+                args.clone()
+            }
+
+            fn clone_output(value: &Ret) -> Ret {
+                value.clone()
             }
 
             fn __reverse_parts(&self, address: usize) -> (Self::Reverse, FnInfo) {

@@ -13,7 +13,7 @@ pub use api::{grad, jvp, try_jvp, value_and_grad, vjp};
 pub use error::Error;
 pub use function::{ForwardClosure, Function, ReverseClosure, Tan};
 pub use registry::{Location, Mode, Origin};
-pub use tangent::{Accumulate, Differentiable, NoDerivative, NoTangent, Seed};
+pub use tangent::{Accumulate, Differentiable, Linear, NoDerivative, NoTangent, Seed};
 
 #[doc(hidden)]
 pub mod __private {

@@ -306,6 +306,54 @@ pub(crate) fn key_of<F: Function<A>, A>(f: F, location: Location) -> Result<Key,
 pub(crate) enum Resolution<'a> {
     Runtime(&'a RuntimeRule),
     Static(&'static Loaded),
+    /// A rule of the other mode, to be converted (DESIGN section 3, step 3).
+    Converted(Box<Resolution<'a>>),
+}
+
+impl Mode {
+    fn other(self) -> Mode {
+        match self {
+            Mode::Forward => Mode::Reverse,
+            Mode::Reverse => Mode::Forward,
+        }
+    }
+}
+
+/// The user's own rule for a function and mode, if any: the newest run-time rule, else the
+/// `#[custom_rule]` (two of them are a conflict).
+fn custom_rule<'a>(
+    runtime: &'a [RuntimeRule],
+    key: Key,
+    mode: Mode,
+    name: &dyn Fn() -> String,
+) -> Result<Option<Resolution<'a>>, Error> {
+    if let Some(rule) = runtime
+        .iter()
+        .rev()
+        .find(|r| r.key == key && r.mode == mode)
+    {
+        return Ok(Some(Resolution::Runtime(rule)));
+    }
+    let mut custom = static_rules(key)
+        .iter()
+        .filter(|l| l.entry.mode == mode && l.entry.origin == Origin::Custom);
+    let Some(first) = custom.next() else {
+        return Ok(None);
+    };
+    let rest: Vec<_> = custom.collect();
+    if rest.is_empty() {
+        return Ok(Some(Resolution::Static(first)));
+    }
+    let mut rules: Vec<(String, Location)> = core::iter::once(first)
+        .chain(rest)
+        .map(|l| (l.entry.rule_name.to_owned(), l.entry.location))
+        .collect();
+    rules.sort_by(|a, b| (a.1.file, a.1.line).cmp(&(b.1.file, b.1.line)));
+    Err(Error::Conflict {
+        function: name(),
+        mode,
+        rules,
+    })
 }
 
 /// Resolution order of DESIGN section 3, untyped. `runtime` is the locked run-time list.
@@ -317,34 +365,16 @@ pub(crate) fn resolve<'a>(
     caller: &str,
     location: Location,
 ) -> Result<Resolution<'a>, Error> {
-    if let Some(rule) = runtime
-        .iter()
-        .rev()
-        .find(|r| r.key == key && r.mode == mode)
-    {
-        return Ok(Resolution::Runtime(rule));
+    // 1 and 2: a run-time rule, then a `#[custom_rule]`, of this mode.
+    if let Some(rule) = custom_rule(runtime, key, mode, name)? {
+        return Ok(rule);
     }
-    let statics = static_rules(key);
-    let mut custom = statics
-        .iter()
-        .filter(|l| l.entry.mode == mode && l.entry.origin == Origin::Custom);
-    if let Some(first) = custom.next() {
-        let rest: Vec<_> = custom.collect();
-        if rest.is_empty() {
-            return Ok(Resolution::Static(first));
-        }
-        let mut rules: Vec<(String, Location)> = core::iter::once(first)
-            .chain(rest)
-            .map(|l| (l.entry.rule_name.to_owned(), l.entry.location))
-            .collect();
-        rules.sort_by(|a, b| (a.1.file, a.1.line).cmp(&(b.1.file, b.1.line)));
-        return Err(Error::Conflict {
-            function: name(),
-            mode,
-            rules,
-        });
+    // 3: the user's rule of the other mode, converted, so that it is never bypassed.
+    if let Some(rule) = custom_rule(runtime, key, mode.other(), name)? {
+        return Ok(Resolution::Converted(Box::new(rule)));
     }
-    if let Some(generated) = statics
+    // 4: the generated derivative.
+    if let Some(generated) = static_rules(key)
         .iter()
         .find(|l| l.entry.mode == mode && l.entry.origin == Origin::Generated)
     {
@@ -481,20 +511,22 @@ pub(crate) fn check_all() -> Vec<Error> {
     errors
 }
 
+const MISMATCH: &str = "ad: a rule is registered under the key of a function of another type";
+
 /// Takes the typed forward rule out of a resolution.
 pub(crate) fn forward_rule<F: Function<A>, A>(resolution: &Resolution<'_>) -> ForwardImpl<F, A> {
     match resolution {
-        Resolution::Runtime(rule) => {
-            let rule = rule.rule.downcast_ref::<Arc<F::DynForward>>().expect(
-                "ad: a run-time rule is stored under the key of a function of another type",
-            );
-            ForwardImpl::Runtime(rule.clone())
-        }
+        Resolution::Runtime(rule) => ForwardImpl::Runtime(
+            rule.rule
+                .downcast_ref::<Arc<F::DynForward>>()
+                .expect(MISMATCH)
+                .clone(),
+        ),
         Resolution::Static(loaded) => {
-            let rule = loaded.rule.downcast_ref::<F::Forward>().expect(
-                "ad: a static rule is registered under the key of a function of another type",
-            );
-            ForwardImpl::Static(*rule)
+            ForwardImpl::Static(*loaded.rule.downcast_ref::<F::Forward>().expect(MISMATCH))
+        }
+        Resolution::Converted(reverse) => {
+            ForwardImpl::FromReverse(Box::new(reverse_rule::<F, A>(reverse)))
         }
     }
 }
@@ -503,20 +535,55 @@ pub(crate) fn forward_rule<F: Function<A>, A>(resolution: &Resolution<'_>) -> Fo
 pub(crate) enum ForwardImpl<F: Function<A>, A> {
     Static(F::Forward),
     Runtime(Arc<F::DynForward>),
+    /// A reverse rule, one reverse sweep per coordinate of the result.
+    FromReverse(Box<ReverseImpl<F, A>>),
 }
 
 impl<F: Function<A>, A> ForwardImpl<F, A> {
     #[inline(always)]
     pub(crate) fn call(
         &self,
+        f: F,
         args: A,
         tangents: F::Tangents,
     ) -> (F::Output, crate::function::Tan<F::Output>) {
         match self {
             ForwardImpl::Static(rule) => F::call_forward(*rule, args, tangents),
             ForwardImpl::Runtime(rule) => F::call_dyn_forward(rule, args, tangents),
+            ForwardImpl::FromReverse(rule) => forward_from_reverse(f, rule, args, &tangents),
         }
     }
+}
+
+/// The JVP from a reverse rule: the tangent's coordinate j is the adjoints of the unit adjoint
+/// e_j of the result, dotted with the arguments' tangents.
+#[cold]
+fn forward_from_reverse<F: Function<A>, A>(
+    f: F,
+    rule: &ReverseImpl<F, A>,
+    args: A,
+    tangents: &F::Tangents,
+) -> (F::Output, crate::function::Tan<F::Output>) {
+    use crate::tangent::Linear;
+    let value = f.call(F::clone_args(&args));
+    let mut tangent = crate::function::Tan::<F::Output>::default();
+    for j in 0..<crate::function::Tan<F::Output> as Linear>::DIM {
+        let unit = <crate::function::Tan<F::Output> as Linear>::unit(j);
+        let adjoints = match rule {
+            ReverseImpl::Rule(r) => {
+                F::call_reverse_rule(*r, F::clone_args(&args), F::clone_output(&value), unit)
+            }
+            ReverseImpl::DynRule(r) => {
+                F::call_dyn_reverse_rule(r, F::clone_args(&args), F::clone_output(&value), unit)
+            }
+            // Generated derivatives are never converted; a converted rule is the user's.
+            ReverseImpl::Generated(_) | ReverseImpl::FromForward(_) => {
+                unreachable!("ad: only a user's reverse rule is converted to forward mode")
+            }
+        };
+        tangent.set(j, adjoints.dot(tangents));
+    }
+    (value, tangent)
 }
 
 /// A resolution is valid while the function's epoch still reads `seen`.
@@ -546,11 +613,12 @@ pub(crate) enum ReverseImpl<F: Function<A>, A> {
     Generated(F::Reverse),
     Rule(F::ReverseRule),
     DynRule(Arc<F::DynReverseRule>),
+    /// A forward rule, one JVP per coordinate of the arguments.
+    FromForward(Box<ForwardImpl<F, A>>),
 }
 
 /// Takes the typed reverse rule out of a resolution.
 pub(crate) fn reverse_rule<F: Function<A>, A>(resolution: &Resolution<'_>) -> ReverseImpl<F, A> {
-    const MISMATCH: &str = "ad: a rule is registered under the key of a function of another type";
     match resolution {
         Resolution::Runtime(rule) => ReverseImpl::DynRule(
             rule.rule
@@ -567,7 +635,28 @@ pub(crate) fn reverse_rule<F: Function<A>, A>(resolution: &Resolution<'_>) -> Re
                 .downcast_ref::<F::ReverseRule>()
                 .expect(MISMATCH),
         ),
+        Resolution::Converted(forward) => {
+            ReverseImpl::FromForward(Box::new(forward_rule::<F, A>(forward)))
+        }
     }
+}
+
+/// The VJP from a forward rule: the adjoint's coordinate i is the JVP along the unit tangent
+/// e_i of the arguments, dotted with the result's adjoint.
+#[cold]
+pub(crate) fn reverse_from_forward<F: Function<A>, A>(
+    f: F,
+    rule: &ForwardImpl<F, A>,
+    args: &A,
+    adjoint: &crate::function::Tan<F::Output>,
+) -> F::Tangents {
+    use crate::tangent::Linear;
+    let mut adjoints = F::Tangents::default();
+    for i in 0..<F::Tangents as Linear>::DIM {
+        let (_, tangent) = rule.call(f, F::clone_args(args), <F::Tangents as Linear>::unit(i));
+        adjoints.set(i, tangent.dot(adjoint));
+    }
+    adjoints
 }
 
 /// Resolves the reverse rule of `f`, with how long the resolution stays valid.

@@ -21,7 +21,15 @@ use core::ops::{Add, Mul, Neg, Sub};
 pub trait Differentiable {
     /// The type of a tangent (a directional derivative) of a value of this type; in reverse mode
     /// the type of an adjoint too.
-    type Tangent: Copy + Default + core::fmt::Debug + PartialEq + Send + Sync + Accumulate + 'static;
+    type Tangent: Copy
+        + Default
+        + core::fmt::Debug
+        + PartialEq
+        + Send
+        + Sync
+        + Accumulate
+        + Linear
+        + 'static;
 
     /// The zero tangent at this value.
     fn zero_tangent(&self) -> Self::Tangent {
@@ -258,4 +266,89 @@ impl Seed for f32 {
     fn one() -> f32 {
         1.0
     }
+}
+
+/// A tangent space as coordinates: what converts a rule of one mode into the other (a JVP per
+/// coordinate of the arguments, or a VJP per coordinate of the result).
+pub trait Linear: Copy + Default {
+    /// Number of scalar coordinates: 1 for a float, 0 for [`NoTangent`], the sum for a tuple.
+    const DIM: usize;
+    /// The unit vector along coordinate `i`.
+    fn unit(i: usize) -> Self {
+        let mut v = Self::default();
+        v.set(i, 1.0);
+        v
+    }
+    /// Sets coordinate `i`.
+    fn set(&mut self, i: usize, value: f64);
+    /// The dot product of the coordinates.
+    fn dot(&self, other: &Self) -> f64;
+}
+
+impl Linear for f64 {
+    const DIM: usize = 1;
+    fn set(&mut self, _: usize, value: f64) {
+        *self = value;
+    }
+    fn dot(&self, other: &f64) -> f64 {
+        self * other
+    }
+}
+
+impl Linear for f32 {
+    const DIM: usize = 1;
+    #[allow(clippy::cast_possible_truncation)]
+    fn set(&mut self, _: usize, value: f64) {
+        *self = value as f32;
+    }
+    fn dot(&self, other: &f32) -> f64 {
+        f64::from(*self) * f64::from(*other)
+    }
+}
+
+impl Linear for NoTangent {
+    const DIM: usize = 0;
+    fn set(&mut self, _: usize, _: f64) {}
+    fn dot(&self, _: &NoTangent) -> f64 {
+        0.0
+    }
+}
+
+impl Linear for () {
+    const DIM: usize = 0;
+    fn set(&mut self, _: usize, _: f64) {}
+    fn dot(&self, _: &()) -> f64 {
+        0.0
+    }
+}
+
+macro_rules! tuple_linear {
+    ($(($($T:ident $i:tt),+))*) => {$(
+        impl<$($T: Linear),+> Linear for ($($T,)+) {
+            const DIM: usize = 0 $(+ $T::DIM)+;
+            fn set(&mut self, i: usize, value: f64) {
+                let mut offset = 0;
+                $(
+                    if (offset..offset + $T::DIM).contains(&i) {
+                        self.$i.set(i - offset, value);
+                    }
+                    offset += $T::DIM;
+                )+
+                let _ = offset;
+            }
+            fn dot(&self, other: &Self) -> f64 {
+                0.0 $(+ self.$i.dot(&other.$i))+
+            }
+        }
+    )*};
+}
+tuple_linear! {
+    (A 0)
+    (A 0, B 1)
+    (A 0, B 1, C 2)
+    (A 0, B 1, C 2, D 3)
+    (A 0, B 1, C 2, D 3, E 4)
+    (A 0, B 1, C 2, D 3, E 4, F 5)
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6)
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7)
 }
