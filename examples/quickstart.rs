@@ -1,5 +1,5 @@
-//! A first tour of `ad`: differentiate ordinary Rust functions in forward mode, give a function a
-//! derivative of your own, and see a rule registered at run time take effect.
+//! A first tour of `ad`: differentiate ordinary Rust functions in forward and reverse mode, give
+//! a function a derivative of your own, and see a rule registered at run time take effect.
 //!
 //! Run it with `cargo run --release --example quickstart`.
 
@@ -51,6 +51,10 @@ fn main() {
         x * x * y.cos() + x * (x * y).exp()
     );
 
+    // Reverse mode: the whole gradient in one sweep back.
+    let (value, (gx, gy)) = ad::value_and_grad(f, (x, y));
+    println!("  value_and_grad: f = {value:.12}, gradient = ({gx:.12}, {gy:.12})");
+
     let (h, dh_dt) = ad::jvp(height, (20.0, 1.5), (0.0, 1.0));
     println!(
         "projectile thrown at 20 m/s, after 1.5 s: height {h:.4} m, vertical speed {dh_dt:.4} m/s"
@@ -60,6 +64,8 @@ fn main() {
     println!(
         "neuron(w = 0.5, b = 0.1, x = 900) = {out}, d/dw = {dout_dw} (the custom rule keeps it finite)"
     );
+    let (gw, gb, gx) = ad::grad(neuron, (0.5, 0.1, 900.0));
+    println!("its gradient by reverse mode, through the same forward rule: ({gw}, {gb}, {gx})");
 
     let guard = ad::rules::register_forward(softplus, |x: f64, dx: f64| (softplus(x), 0.0 * dx));
     let (_, frozen) = ad::jvp(neuron, (0.5, 0.1, 900.0), (1.0, 0.0, 0.0));
