@@ -44,9 +44,16 @@ pub use ad_macros::differentiable;
 /// assert_eq!(dy, 1.0);
 /// ```
 ///
-/// `of` may name a function of another crate or one with no Rust source (`libm::erf`, a safe
-/// `extern "C"` function). Two `#[custom_rule]`s for the same function and mode are reported as a
-/// conflict, with both locations, when the derivative is needed.
+/// `#[custom_rule(reverse, of = f)]` makes it a reverse rule: it takes the arguments of `f`,
+/// its value and the value's adjoint, and returns the arguments' adjoints (a tuple for two or
+/// more arguments). With `augmented = f_forward`, the rule has residuals: `f_forward` returns the
+/// value and residuals, and the annotated function maps the residuals and the value's adjoint to
+/// the arguments' adjoints. A rule of one mode also serves the other, converted.
+///
+/// `of` may name a function of another crate (`libm::erf`), or a function with no Rust source
+/// behind a one-line Rust wrapper (an `extern "C"` function does not implement Rust's `Fn`
+/// traits). Two `#[custom_rule]`s for the same function and mode are reported as a conflict, with
+/// both locations, when the derivative is needed.
 pub use ad_macros::custom_rule;
 
 pub use ad_runtime::{

@@ -311,3 +311,49 @@ fn a_run_time_forward_rule_reaches_reverse_mode() {
     drop(guard);
     assert_eq!(ad::grad(uses_cube, (2.0,)), (24.0,));
 }
+
+/// A reverse rule with residuals: `lse(a, b) = ln(e^a + e^b)`. Its forward part computes the
+/// value and, as residuals, the softmax weights the reverse part needs, so the reverse part
+/// recomputes nothing: d lse = (w_a, w_b) with w = softmax(a, b).
+fn lse(a: f64, b: f64) -> f64 {
+    let m = a.max(b);
+    m + ((a - m).exp() + (b - m).exp()).ln()
+}
+
+static LSE_FORWARD_PARTS: AtomicUsize = AtomicUsize::new(0);
+
+fn lse_forward_part(a: f64, b: f64) -> (f64, (f64, f64)) {
+    LSE_FORWARD_PARTS.fetch_add(1, Ordering::SeqCst);
+    let m = a.max(b);
+    let (ea, eb) = ((a - m).exp(), (b - m).exp());
+    let sum = ea + eb;
+    (m + sum.ln(), (ea / sum, eb / sum))
+}
+
+#[custom_rule(reverse, of = lse, augmented = lse_forward_part)]
+fn lse_reverse_part(weights: (f64, f64), bar: f64) -> (f64, f64) {
+    (weights.0 * bar, weights.1 * bar)
+}
+
+/// score(x) = lse(2x, x^2)
+#[differentiable]
+fn score(x: f64) -> f64 {
+    lse(2.0 * x, x * x)
+}
+
+#[test]
+fn reverse_rule_with_residuals() {
+    // The only test touching LSE_FORWARD_PARTS.
+    for x in [-1.0_f64, 0.5, 3.0] {
+        let before = LSE_FORWARD_PARTS.load(Ordering::SeqCst);
+        let (value, (dx,)) = ad::value_and_grad(score, (x,));
+        assert_eq!(LSE_FORWARD_PARTS.load(Ordering::SeqCst) - before, 1);
+        let (a, b) = (2.0 * x, x * x);
+        let (wa, wb) = (a.exp() / (a.exp() + b.exp()), b.exp() / (a.exp() + b.exp()));
+        assert!(close(value, (a.exp() + b.exp()).ln()));
+        assert!(close(dx, wa * 2.0 + wb * 2.0 * x), "x = {x}: {dx}");
+        // Forward mode through the same rule, converted.
+        let (_, jx) = ad::jvp(score, (x,), (1.0,));
+        assert!(close(jx, dx), "x = {x}: {jx} vs {dx}");
+    }
+}

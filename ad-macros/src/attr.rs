@@ -49,12 +49,15 @@ pub enum RuleMode {
 pub struct RuleArgs {
     pub mode: RuleMode,
     pub of: Path,
+    /// The forward part of a reverse rule with residuals.
+    pub augmented: Option<Path>,
     pub krate: TokenStream,
 }
 
 pub fn custom_rule(args: TokenStream) -> syn::Result<RuleArgs> {
     let mut mode = None;
     let mut of: Option<Path> = None;
+    let mut augmented: Option<Path> = None;
     let mut path = None;
     let mut unknown_mode = false;
     let mut errors: Option<syn::Error> = None;
@@ -88,10 +91,16 @@ pub fn custom_rule(args: TokenStream) -> syn::Result<RuleArgs> {
             }
             of = Some(meta.value()?.parse()?);
             Ok(())
+        } else if meta.path.is_ident("augmented") {
+            if augmented.is_some() {
+                push(meta.error("`augmented` is given twice"));
+            }
+            augmented = Some(meta.value()?.parse()?);
+            Ok(())
         } else if meta.path.is_ident("crate") {
             crate_path(&meta, &mut path)
         } else if meta.input.peek(syn::Token![=]) {
-            push(meta.error("unknown argument of #[custom_rule]: the arguments are a mode (`forward` or `reverse`), `of = function` and optionally `crate = path::to::ad`"));
+            push(meta.error("unknown argument of #[custom_rule]: the arguments are a mode (`forward` or `reverse`), `of = function`, for a reverse rule with residuals `augmented = forward_part`, and optionally `crate = path::to::ad`"));
             // Skip the value and go on, so that the remaining arguments are still read.
             let _: syn::Expr = meta.value()?.parse()?;
             Ok(())
@@ -136,10 +145,17 @@ pub fn custom_rule(args: TokenStream) -> syn::Result<RuleArgs> {
             ),
         ));
     }
+    if let (Some(RuleMode::Forward), Some(a)) = (mode, &augmented) {
+        push(syn::Error::new_spanned(
+            a,
+            "`augmented` belongs to reverse rules with residuals: write `#[custom_rule(reverse, of = f, augmented = f_forward_part)]`",
+        ));
+    }
     if let Some(e) = errors {
         return Err(e);
     }
     Ok(RuleArgs {
+        augmented,
         mode: mode.expect("checked"),
         of: of.expect("checked"),
         krate: krate(path),

@@ -191,6 +191,32 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
     // Hygienic locals: a rule function named `rule` must not be shadowed by them.
     let (rule, info) = loader_locals();
     let assign = quote_spanned!(rule_ident.span()=> #rule = #rule_ident;);
+    let load = if let Some(augmented) = &args.augmented {
+        // A reverse rule with residuals: the annotated function is the reverse part, and
+        // `augmented` the forward part; each is checked on its own tokens.
+        let aug = Ident::new("augmented", Span::mixed_site());
+        let aug_span = syn::spanned::Spanned::span(augmented);
+        let residual_parts = quote_spanned!(of_span=> #krate_at_of::__private::Function::__residual_parts(&#of, #of as usize));
+        let assign_aug = quote_spanned!(aug_span=> #aug = #augmented;);
+        quote! {
+            || {
+                #[allow(unused_assignments)]
+                let (mut #aug, mut #rule, #info) = #residual_parts;
+                #assign_aug
+                #assign
+                (#info, #krate::__private::boxed(#krate::__private::Function::__split_rule(&#of, #aug, #rule)))
+            }
+        }
+    } else {
+        quote! {
+            || {
+                #[allow(unused_assignments)]
+                let (mut #rule, #info) = #parts;
+                #assign
+                (#info, #krate::__private::boxed(#rule))
+            }
+        }
+    };
 
     Ok(quote! {
         #func
@@ -199,12 +225,7 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
         #[allow(function_casts_as_integer)]
         const _: () = {
             #krate::__private::register_rule!(#krate::__private::RuleEntry {
-                load: || {
-                    #[allow(unused_assignments)]
-                    let (mut #rule, #info) = #parts;
-                    #assign
-                    (#info, #krate::__private::boxed(#rule))
-                },
+                load: #load,
                 mode: #krate::__private::Mode::#mode,
                 origin: #krate::__private::Origin::Custom,
                 rule_name: ::core::concat!(::core::module_path!(), "::", #rule_str),

@@ -95,6 +95,7 @@ where
         ReverseImpl::Generated(r) => F::call_reverse(*r, args, tape, None)
             .0
             .expect("ad: a generated forward sweep returns its value"),
+        ReverseImpl::Split(r) => r.augment(args, tape),
         ReverseImpl::Rule(_) | ReverseImpl::DynRule(_) | ReverseImpl::FromForward(_) => {
             f.call(args)
         }
@@ -118,11 +119,12 @@ where
         ReverseImpl::Rule(r) => F::call_reverse_rule(*r, args, value, adjoint),
         ReverseImpl::DynRule(r) => F::call_dyn_reverse_rule(r, args, value, adjoint),
         ReverseImpl::FromForward(r) => registry::reverse_from_forward(f, r, &args, &adjoint),
+        ReverseImpl::Split(r) => r.back(tape, adjoint),
     }
 }
 
 #[track_caller]
-fn resolve_reverse_or_panic<F: Function<A>, A>(f: F, entry: &str) -> ReverseImpl<F, A> {
+fn resolve_reverse_or_panic<F: Function<A>, A: 'static>(f: F, entry: &str) -> ReverseImpl<F, A> {
     match registry::resolve_reverse(f, entry, Location::caller()) {
         Ok((_, rule)) => rule,
         Err(error) => fail(&error),

@@ -7,7 +7,7 @@
 
 use crate::registry::FnInfo;
 use crate::tangent::Differentiable;
-use crate::tape::Tape;
+use crate::tape::{Tape, Tapeable};
 use core::any::TypeId;
 use std::sync::Arc;
 
@@ -100,6 +100,16 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
         adjoint: Tan<Self::Output>,
     ) -> Self::Tangents;
 
+    /// Calls the forward part of an erased rule with residuals.
+    fn call_dyn_augmented(rule: &Self::DynAugmented, args: Args, tape: &mut Tape) -> Self::Output;
+
+    /// Calls the reverse part of an erased rule with residuals.
+    fn call_dyn_backward(
+        rule: &Self::DynBackward,
+        tape: &mut Tape,
+        adjoint: Tan<Self::Output>,
+    ) -> Self::Tangents;
+
     /// The arguments' zero tangents.
     fn zero_tangents(args: &Args) -> Self::Tangents;
 
@@ -108,6 +118,34 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
 
     /// A copy of the result.
     fn clone_output(value: &Self::Output) -> Self::Output;
+
+    /// The forward part of a reverse rule with residuals: `fn(A1, .., An) -> (R, Res)`.
+    type Augmented<Res>: Copy + Send + Sync + 'static
+    where
+        Res: 'static;
+    /// The reverse part of a reverse rule with residuals: `fn(Res, Tan<R>) -> Adjoints`.
+    type Backward<Res>: Copy + Send + Sync + 'static
+    where
+        Res: 'static;
+    /// A reverse rule with residuals, erased: pushes its residuals onto the tape.
+    type DynAugmented: ?Sized + Send + Sync + 'static;
+    /// A reverse rule with residuals, erased: pops its residuals from the tape.
+    type DynBackward: ?Sized + Send + Sync + 'static;
+
+    /// Placeholders of a reverse rule with residuals, for generated code.
+    #[doc(hidden)]
+    fn __residual_parts<Res: Tapeable + 'static>(
+        &self,
+        address: usize,
+    ) -> (Self::Augmented<Res>, Self::Backward<Res>, FnInfo);
+
+    /// Erases a reverse rule with residuals for the registry.
+    #[doc(hidden)]
+    fn __split_rule<Res: Tapeable + 'static>(
+        &self,
+        augmented: Self::Augmented<Res>,
+        backward: Self::Backward<Res>,
+    ) -> SplitRule<Self, Args>;
 
     /// Like `__forward_parts`, for a generated reverse derivative.
     #[doc(hidden)]
@@ -178,6 +216,34 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
         Args: 'static,
     {
         crate::dispatch::backward(self, tape, args, value, adjoint)
+    }
+}
+
+/// A reverse rule with residuals (JAX's `custom_vjp` fwd/bwd, Enzyme's augmented
+/// primal/reverse): the forward part computes the value and residuals, which go on the tape, and
+/// the reverse part turns the residuals and the value's adjoint into the arguments' adjoints.
+#[doc(hidden)]
+pub struct SplitRule<F: Function<A>, A> {
+    pub(crate) augmented: Arc<F::DynAugmented>,
+    pub(crate) backward: Arc<F::DynBackward>,
+}
+
+impl<F: Function<A>, A> Clone for SplitRule<F, A> {
+    fn clone(&self) -> Self {
+        SplitRule {
+            augmented: self.augmented.clone(),
+            backward: self.backward.clone(),
+        }
+    }
+}
+
+impl<F: Function<A>, A> SplitRule<F, A> {
+    pub(crate) fn augment(&self, args: A, tape: &mut Tape) -> F::Output {
+        F::call_dyn_augmented(&self.augmented, args, tape)
+    }
+
+    pub(crate) fn back(&self, tape: &mut Tape, adjoint: Tan<F::Output>) -> F::Tangents {
+        F::call_dyn_backward(&self.backward, tape, adjoint)
     }
 }
 
@@ -311,6 +377,52 @@ macro_rules! function_impls {
             fn zero_tangents(args: &($($A,)*)) -> ($(Tan<$A>,)*) {
                 let ($($a,)*) = args;
                 ($($a.zero_tangent(),)*)
+            }
+
+            type Augmented<Res> = fn($($A),*) -> (Ret, Res) where Res: 'static;
+            type Backward<Res> = fn(Res, Tan<Ret>) -> $Adj where Res: 'static;
+            type DynAugmented = dyn Fn(($($A,)*), &mut Tape) -> Ret + Send + Sync;
+            type DynBackward = dyn Fn(&mut Tape, Tan<Ret>) -> ($(Tan<$A>,)*) + Send + Sync;
+
+            fn __residual_parts<Res: Tapeable + 'static>(
+                &self,
+                address: usize,
+            ) -> (Self::Augmented<Res>, Self::Backward<Res>, FnInfo) {
+                fn aug<$($A,)* Ret, Res>($(_: $A),*) -> (Ret, Res) {
+                    placeholder()
+                }
+                fn back<Ret: Differentiable, Res, Adj>(_: Res, _: Tan<Ret>) -> Adj {
+                    placeholder()
+                }
+                (aug::<$($A,)* Ret, Res>, back::<Ret, Res, $Adj>, self.__info(address))
+            }
+
+            fn __split_rule<Res: Tapeable + 'static>(
+                &self,
+                augmented: Self::Augmented<Res>,
+                backward: Self::Backward<Res>,
+            ) -> SplitRule<Self, ($($A,)*)> {
+                SplitRule {
+                    augmented: Arc::new(move |args: ($($A,)*), tape: &mut Tape| {
+                        let ($($a,)*) = args;
+                        let (value, residuals) = augmented($($a),*);
+                        tape.push(residuals);
+                        value
+                    }),
+                    backward: Arc::new(move |tape: &mut Tape, adjoint: Tan<Ret>| {
+                        let residuals: Res = tape.pop();
+                        let $t = backward(residuals, adjoint);
+                        $to_tuple
+                    }),
+                }
+            }
+
+            fn call_dyn_augmented(rule: &Self::DynAugmented, args: ($($A,)*), tape: &mut Tape) -> Ret {
+                rule(args, tape)
+            }
+
+            fn call_dyn_backward(rule: &Self::DynBackward, tape: &mut Tape, adjoint: Tan<Ret>) -> ($(Tan<$A>,)*) {
+                rule(tape, adjoint)
             }
 
             fn clone_args(args: &($($A,)*)) -> ($($A,)*) {

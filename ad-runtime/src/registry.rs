@@ -9,6 +9,7 @@
 
 use crate::error::Error;
 use crate::function::Function;
+use crate::tape::Tape;
 use core::any::{Any, TypeId};
 use core::fmt;
 use std::collections::HashMap;
@@ -514,7 +515,9 @@ pub(crate) fn check_all() -> Vec<Error> {
 const MISMATCH: &str = "ad: a rule is registered under the key of a function of another type";
 
 /// Takes the typed forward rule out of a resolution.
-pub(crate) fn forward_rule<F: Function<A>, A>(resolution: &Resolution<'_>) -> ForwardImpl<F, A> {
+pub(crate) fn forward_rule<F: Function<A>, A: 'static>(
+    resolution: &Resolution<'_>,
+) -> ForwardImpl<F, A> {
     match resolution {
         Resolution::Runtime(rule) => ForwardImpl::Runtime(
             rule.rule
@@ -576,6 +579,12 @@ fn forward_from_reverse<F: Function<A>, A>(
             ReverseImpl::DynRule(r) => {
                 F::call_dyn_reverse_rule(r, F::clone_args(&args), F::clone_output(&value), unit)
             }
+            ReverseImpl::Split(r) => {
+                // One forward part's residuals for each reverse part, which pops them.
+                let mut tape = Tape::new();
+                r.augment(F::clone_args(&args), &mut tape);
+                r.back(&mut tape, unit)
+            }
             // Generated derivatives are never converted; a converted rule is the user's.
             ReverseImpl::Generated(_) | ReverseImpl::FromForward(_) => {
                 unreachable!("ad: only a user's reverse rule is converted to forward mode")
@@ -594,7 +603,7 @@ pub(crate) struct Validity {
 }
 
 /// Resolves the forward rule of `f`, with how long the resolution stays valid.
-pub(crate) fn resolve_forward<F: Function<A>, A>(
+pub(crate) fn resolve_forward<F: Function<A>, A: 'static>(
     f: F,
     caller: &str,
     location: Location,
@@ -615,10 +624,14 @@ pub(crate) enum ReverseImpl<F: Function<A>, A> {
     DynRule(Arc<F::DynReverseRule>),
     /// A forward rule, one JVP per coordinate of the arguments.
     FromForward(Box<ForwardImpl<F, A>>),
+    /// A user's reverse rule with residuals.
+    Split(crate::function::SplitRule<F, A>),
 }
 
 /// Takes the typed reverse rule out of a resolution.
-pub(crate) fn reverse_rule<F: Function<A>, A>(resolution: &Resolution<'_>) -> ReverseImpl<F, A> {
+pub(crate) fn reverse_rule<F: Function<A>, A: 'static>(
+    resolution: &Resolution<'_>,
+) -> ReverseImpl<F, A> {
     match resolution {
         Resolution::Runtime(rule) => ReverseImpl::DynRule(
             rule.rule
@@ -629,12 +642,16 @@ pub(crate) fn reverse_rule<F: Function<A>, A>(resolution: &Resolution<'_>) -> Re
         Resolution::Static(loaded) if loaded.entry.origin == Origin::Generated => {
             ReverseImpl::Generated(*loaded.rule.downcast_ref::<F::Reverse>().expect(MISMATCH))
         }
-        Resolution::Static(loaded) => ReverseImpl::Rule(
-            *loaded
-                .rule
-                .downcast_ref::<F::ReverseRule>()
-                .expect(MISMATCH),
-        ),
+        Resolution::Static(loaded) => match loaded.rule.downcast_ref::<F::ReverseRule>() {
+            Some(rule) => ReverseImpl::Rule(*rule),
+            None => ReverseImpl::Split(
+                loaded
+                    .rule
+                    .downcast_ref::<crate::function::SplitRule<F, A>>()
+                    .expect(MISMATCH)
+                    .clone(),
+            ),
+        },
         Resolution::Converted(forward) => {
             ReverseImpl::FromForward(Box::new(forward_rule::<F, A>(forward)))
         }
@@ -660,7 +677,7 @@ pub(crate) fn reverse_from_forward<F: Function<A>, A>(
 }
 
 /// Resolves the reverse rule of `f`, with how long the resolution stays valid.
-pub(crate) fn resolve_reverse<F: Function<A>, A>(
+pub(crate) fn resolve_reverse<F: Function<A>, A: 'static>(
     f: F,
     caller: &str,
     location: Location,
