@@ -222,3 +222,67 @@ where
     };
     (value, pullback)
 }
+
+/// Like [`value_and_grad`], but first checks that `f` and every function its reverse derivative
+/// calls resolve, and returns a missing or conflicting rule as an [`Error`] instead of panicking.
+///
+/// ```
+/// fn helper(x: f64) -> f64 { x + 1.0 } // no derivative anywhere
+///
+/// #[ad::differentiable]
+/// fn g(x: f64) -> f64 { helper(x) * 2.0 }
+///
+/// let err = ad::try_value_and_grad(g, (1.0,)).unwrap_err();
+/// assert!(err.to_string().contains("no reverse-mode derivative"));
+/// ```
+#[track_caller]
+pub fn try_value_and_grad<F, A>(f: F, args: A) -> Result<(F::Output, F::Tangents), Error>
+where
+    F: Function<A>,
+    A: Clone + 'static,
+    F::Output: Clone,
+    Tan<F::Output>: Seed,
+{
+    let location = Location::caller();
+    registry::check_function(f, Mode::Reverse, "ad::try_value_and_grad", location)?;
+    let (_, rule) = registry::resolve_reverse(f, "ad::try_value_and_grad", location)?;
+    Ok(with_tape(|tape| {
+        let value = forward_sweep(f, args.clone(), tape, &rule);
+        let gradient = reverse_sweep(f, args, value.clone(), Seed::one(), tape, &rule);
+        (value, gradient)
+    }))
+}
+
+/// Like [`vjp`], but returns a missing or conflicting rule as an [`Error`]; see
+/// [`try_value_and_grad`].
+///
+/// ```
+/// #[ad::differentiable]
+/// fn twice(x: f64) -> (f64, f64) { (x, 2.0 * x) }
+///
+/// let (_, pullback) = ad::try_vjp(twice, (1.0,)).unwrap();
+/// assert_eq!(pullback((1.0, 1.0)), (3.0,));
+/// ```
+#[track_caller]
+#[allow(clippy::type_complexity)]
+pub fn try_vjp<F, A>(
+    f: F,
+    args: A,
+) -> Result<(F::Output, impl Fn(Tan<F::Output>) -> F::Tangents), Error>
+where
+    F: Function<A>,
+    A: Clone + 'static,
+    F::Output: Clone,
+{
+    let location = Location::caller();
+    registry::check_function(f, Mode::Reverse, "ad::try_vjp", location)?;
+    let (_, rule) = registry::resolve_reverse(f, "ad::try_vjp", location)?;
+    let mut tape = Tape::new();
+    let value = forward_sweep(f, args.clone(), &mut tape, &rule);
+    let recorded = value.clone();
+    let pullback = move |adjoint: Tan<F::Output>| {
+        let mut tape = tape.clone();
+        reverse_sweep(f, args.clone(), recorded.clone(), adjoint, &mut tape, &rule)
+    };
+    Ok((value, pullback))
+}

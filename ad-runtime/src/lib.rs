@@ -9,7 +9,7 @@ pub mod rules;
 mod tangent;
 mod tape;
 
-pub use api::{grad, jvp, try_jvp, value_and_grad, vjp};
+pub use api::{grad, jvp, try_jvp, try_value_and_grad, try_vjp, value_and_grad, vjp};
 pub use error::Error;
 pub use function::{ForwardClosure, Function, ReverseClosure, Tan};
 pub use registry::{Location, Mode, Origin};
