@@ -283,3 +283,16 @@ fn tails_tuples_raw_names_and_macro_hygiene() {
     assert_eq!(ad::jvp(raw_names, (1.5,), (1.0,)), (4.5, 6.0));
     assert_eq!(ad::jvp(four_times, (1.0,), (1.0,)), (4.0, 4.0));
 }
+
+/// A parameter with a leading underscore (unused, as the convention says): no lint fires in the
+/// generated code (this file is compiled under `-D warnings` by CI's clippy run).
+#[differentiable]
+fn ignores_second(x: f64, _y: f64) -> f64 {
+    x * 2.0
+}
+
+#[test]
+fn underscore_parameters() {
+    assert_eq!(ad::jvp(ignores_second, (1.0, 5.0), (1.0, 1.0)), (2.0, 2.0));
+    assert_eq!(ad::grad(ignores_second, (1.0, 5.0)), (2.0, 0.0));
+}

@@ -128,7 +128,7 @@ impl<'a> Forward<'a> {
             quote!((#p, #t))
         });
         quote! {
-            #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unreachable_code, clippy::all, clippy::pedantic, clippy::nursery)]
+            #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unreachable_code, non_snake_case, clippy::all, clippy::pedantic, clippy::nursery)]
             #[inline]
             fn #name(#(#params),*) -> (#ret, <#ret as #krate::__private::Differentiable>::Tangent) {
                 #(#checks)*

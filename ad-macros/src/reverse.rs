@@ -317,7 +317,7 @@ impl<'a> Reverse<'a> {
         let rev_body = self.reverse_block(&func.body);
 
         quote! {
-            #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unreachable_code, clippy::all, clippy::pedantic, clippy::nursery)]
+            #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unreachable_code, non_snake_case, clippy::all, clippy::pedantic, clippy::nursery)]
             fn #name(
                 #(#params,)*
                 #tape: &mut #krate::__private::Tape,
