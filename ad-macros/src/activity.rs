@@ -156,6 +156,12 @@ fn block(func: &Func, b: &Block, act: &mut Activity, changed: &mut bool) {
                 }
             }
             Inst::Return { .. } => {}
+            Inst::Loop { head, body } => {
+                if let crate::ir::LoopHead::While { cond_block, .. } = head {
+                    block(func, cond_block, act, changed);
+                }
+                block(func, body, act, changed);
+            }
         }
     }
 }
@@ -224,6 +230,12 @@ fn check_block(func: &Func, b: &Block, act: &Activity, errors: &mut Vec<syn::Err
                 }
             }
             Inst::Block { block, .. } => check_block(func, block, act, errors),
+            Inst::Loop { head, body } => {
+                if let crate::ir::LoopHead::While { cond_block, .. } = head {
+                    check_block(func, cond_block, act, errors);
+                }
+                check_block(func, body, act, errors);
+            }
             Inst::If {
                 then_block,
                 else_block,

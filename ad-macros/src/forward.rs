@@ -423,6 +423,22 @@ impl<'a> Forward<'a> {
                 quote!(return (#p, #t);)
             }
             Inst::Verbatim { tokens, .. } => tokens.clone(),
+            Inst::Loop { head, body } => {
+                let mut inner = al.clone();
+                let body = self.block(body, &mut inner);
+                match head {
+                    crate::ir::LoopHead::For { pat, iter } => {
+                        let it = self.p(*iter, al);
+                        quote!(for #pat in #it { #body })
+                    }
+                    crate::ir::LoopHead::While { cond_block, cond } => {
+                        let mut c_al = al.clone();
+                        let c_body = self.block(cond_block, &mut c_al);
+                        let c = self.p(*cond, &c_al);
+                        quote!(while { #c_body #c } { #body })
+                    }
+                }
+            }
         }
     }
 

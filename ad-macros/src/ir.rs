@@ -135,12 +135,24 @@ pub enum Inst {
     Return {
         value: Value,
     },
+    /// A loop over integers (`for i in 0..n`) or while a condition holds. Its body has no value.
+    Loop {
+        head: LoopHead,
+        body: Block,
+    },
     /// A statement kept as it is: `assert!`, nested items.
     Verbatim {
         tokens: TokenStream,
         reads: Vec<Var>,
         may_write: bool,
     },
+}
+
+pub enum LoopHead {
+    /// `for pat in iter`: `iter` is evaluated once, before the loop, and yields integers.
+    For { pat: TokenStream, iter: Value },
+    /// `while cond`: `cond_block` computes `cond` before each iteration.
+    While { cond_block: Block, cond: Value },
 }
 
 /// A construct accepted only on values without a derivative: what it is and what to write instead.

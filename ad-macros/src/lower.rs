@@ -16,6 +16,8 @@ pub struct Lower {
     /// Reads of variables whose value is not consumed yet: an assignment to the variable before
     /// their use makes them copy the old value.
     pending: Vec<(Value, Var)>,
+    /// How many loops enclose the code being lowered.
+    loop_depth: usize,
     pub errors: Vec<syn::Error>,
 }
 
@@ -66,6 +68,7 @@ impl Lower {
             vars: Vec::new(),
             scopes: vec![HashMap::new()],
             pending: Vec::new(),
+            loop_depth: 0,
             errors: Vec::new(),
         }
     }
@@ -442,9 +445,18 @@ impl Lower {
                     ));
                     return;
                 };
+                if self.loop_depth > 0 {
+                    self.errors.push(err(
+                        r,
+                        "#[differentiable] does not support `return` inside a loop; compute the result in a variable, end the loop with its condition, and return after it",
+                    ));
+                    return;
+                }
                 let v = self.expr(value, out);
                 out.push(Inst::Return { value: v });
             }
+            Expr::ForLoop(f) => self.for_loop(f, out),
+            Expr::While(w) => self.while_loop(w, out),
             Expr::If(_) | Expr::Block(_) => {
                 let _ = self.expr_maybe_unit(e, out);
             }
@@ -500,6 +512,76 @@ impl Lower {
             }
             other => Some(self.expr(other, out)),
         }
+    }
+
+    fn for_loop(&mut self, f: &syn::ExprForLoop, out: &mut Vec<Inst>) {
+        if let Some(label) = &f.label {
+            self.errors.push(err(
+                label,
+                "#[differentiable] does not support labelled loops; use a condition variable",
+            ));
+        }
+        let iter = self.verbatim(
+            &f.expr,
+            out,
+            Some(Unsupported::with_fix(
+                "a `for` loop over values",
+                "loop over integers, such as `for i in 0..n`",
+            )),
+        );
+        self.scopes.push(HashMap::new());
+        let pat = match &*f.pat {
+            Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() && p.mutability.is_none() => {
+                // The loop variable counts integers: it has no derivative.
+                let var = self.new_var(p.ident.clone(), None, false);
+                self.vars[var.0 as usize].known_inactive = true;
+                self.bind(var);
+                p.ident.to_token_stream()
+            }
+            Pat::Wild(w) => w.to_token_stream(),
+            other => {
+                self.errors.push(err(other, "#[differentiable] supports `for` loops with a plain name or `_` as the loop variable"));
+                quote!(_)
+            }
+        };
+        self.loop_depth += 1;
+        let body = self.block(&f.body);
+        self.loop_depth -= 1;
+        self.scopes.pop();
+        out.push(Inst::Loop {
+            head: crate::ir::LoopHead::For { pat, iter },
+            body: Block {
+                insts: body.insts,
+                result: None,
+            },
+        });
+    }
+
+    fn while_loop(&mut self, w: &syn::ExprWhile, out: &mut Vec<Inst>) {
+        if let Some(label) = &w.label {
+            self.errors.push(err(
+                label,
+                "#[differentiable] does not support labelled loops; use a condition variable",
+            ));
+        }
+        let mut cond_insts = Vec::new();
+        let cond = self.condition(&w.cond, &mut cond_insts);
+        self.loop_depth += 1;
+        let body = self.block(&w.body);
+        self.loop_depth -= 1;
+        out.push(Inst::Loop {
+            head: crate::ir::LoopHead::While {
+                cond_block: Block {
+                    insts: cond_insts,
+                    result: Some(cond),
+                },
+                cond,
+            },
+            body: Block {
+                insts: body.insts,
+                result: None,
+            },
+        });
     }
 
     /// A condition: kept verbatim, since a `bool` has no derivative.
@@ -679,6 +761,10 @@ impl Lower {
                     v
                 }
             },
+            Expr::Break(_) | Expr::Continue(_) => {
+                self.errors.push(err(e, "#[differentiable] does not support `break` or `continue`; write the exit test into a `while` condition (`while i < n && !done`) or an `if` around the rest of the body"));
+                self.dummy(out, e.span())
+            }
             Expr::Return(_) | Expr::Assign(_) => {
                 self.errors.push(err(
                     e,
@@ -708,8 +794,15 @@ impl Lower {
                 });
                 v
             }
-            Expr::ForLoop(_) => self.verbatim(e, out, Some(Unsupported::new("a `for` loop"))),
-            Expr::While(_) => self.verbatim(e, out, Some(Unsupported::new("a `while` loop"))),
+            Expr::ForLoop(_) | Expr::While(_) => {
+                self.stmt_expr(e, out);
+                let v = self.value(e.span());
+                out.push(Inst::Const {
+                    out: v,
+                    tokens: quote!(()),
+                });
+                v
+            }
             Expr::Loop(_) => self.verbatim(e, out, Some(Unsupported::new("a `loop`"))),
             Expr::Match(_) => self.verbatim(
                 e,

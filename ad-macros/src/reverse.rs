@@ -60,6 +60,8 @@ pub struct Reverse<'a> {
     returns: HashMap<*const Inst, u32>,
     /// Number of `if`s, for naming decisions.
     ifs: HashMap<*const Inst, u32>,
+    /// Number of loops, for naming trip counts.
+    loops: HashMap<*const Inst, u32>,
 }
 
 impl<'a> Reverse<'a> {
@@ -75,12 +77,120 @@ impl<'a> Reverse<'a> {
             recorded: Vec::new(),
             returns: HashMap::new(),
             ifs: HashMap::new(),
+            loops: HashMap::new(),
         };
         r.scan(&func.body);
+        // Which adjoints receive something is a backward flow from the result and the returns:
+        // an instruction adds to its operands' adjoints only if its own adjoint receives
+        // something, so that every adjoint the reverse sweep declares is also given a value
+        // (and with it a type).
+        r.contributed.clear();
+        r.var_contributed.clear();
         if let Some(res) = func.body.result {
             r.contribute(res);
         }
+        while r.flow(&func.body) {}
         r
+    }
+
+    fn has(&self, v: Value) -> bool {
+        self.contributed.contains(&v.0)
+    }
+
+    /// One pass of the backward flow of adjoints; whether anything changed.
+    fn flow(&mut self, b: &Block) -> bool {
+        let before = (self.contributed.len(), self.var_contributed.len());
+        for inst in b.insts.iter().rev() {
+            match inst {
+                Inst::Read { out, var, .. } => {
+                    if self.has(*out) && self.act.var(*var) {
+                        self.var_contributed.insert(var.0);
+                    }
+                }
+                Inst::Neg { out, a } | Inst::Field { out, a, .. } | Inst::Cast { out, a, .. } => {
+                    if self.has(*out) {
+                        self.contribute(*a);
+                    }
+                }
+                Inst::Arith { out, a, b, .. } => {
+                    if self.has(*out) {
+                        self.contribute(*a);
+                        self.contribute(*b);
+                    }
+                }
+                Inst::Method {
+                    out,
+                    recv,
+                    args,
+                    prim,
+                    ..
+                } => {
+                    if self.has(*out) {
+                        self.contribute(*recv);
+                        if prim.shape != Shape::PowI {
+                            for a in args {
+                                self.contribute(*a);
+                            }
+                        }
+                    }
+                }
+                // A call's reverse sweep always runs (it pops the callee's records) and gives
+                // its arguments adjoints, zero if the call's value has none.
+                Inst::Call { out, args, .. } => {
+                    if self.active(*out) {
+                        for a in args {
+                            self.contribute(*a);
+                        }
+                    }
+                }
+                Inst::Tuple { out, elems } => {
+                    if self.has(*out) {
+                        for e in elems {
+                            self.contribute(*e);
+                        }
+                    }
+                }
+                Inst::Let { var, init: Some(v) } | Inst::Assign { var, value: v, .. } => {
+                    if self.var_contributed.contains(&var.0) {
+                        self.contribute(*v);
+                    }
+                }
+                Inst::Block { out, block } => {
+                    if let (Some(o), Some(r)) = (out, block.result)
+                        && self.has(*o)
+                    {
+                        self.contribute(r);
+                    }
+                    self.flow(block);
+                }
+                Inst::If {
+                    out,
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    if let Some(o) = out
+                        && self.has(*o)
+                    {
+                        for r in [then_block.result, else_block.result].into_iter().flatten() {
+                            self.contribute(r);
+                        }
+                    }
+                    self.flow(then_block);
+                    self.flow(else_block);
+                }
+                Inst::Loop { body, .. } => {
+                    self.flow(body);
+                }
+                Inst::Return { value } => self.contribute(*value),
+                Inst::Const { .. }
+                | Inst::Opaque { .. }
+                | Inst::Inactive { .. }
+                | Inst::Let { init: None, .. }
+                | Inst::Verbatim { .. } => {}
+            }
+        }
+        before != (self.contributed.len(), self.var_contributed.len())
     }
 
     pub fn fn_name(func: &Func) -> Ident {
@@ -192,6 +302,14 @@ impl<'a> Reverse<'a> {
                             self.contribute(r);
                         }
                     }
+                }
+                Inst::Loop { head, body } => {
+                    let n = self.loops.len() as u32;
+                    self.loops.insert(std::ptr::from_ref(inst), n);
+                    if let crate::ir::LoopHead::While { cond_block, .. } = head {
+                        self.scan(cond_block);
+                    }
+                    self.scan(body);
                 }
                 Inst::Return { value } => {
                     let k = self.returns.len() as u32 + 1;
@@ -588,7 +706,36 @@ impl<'a> Reverse<'a> {
                 }
             }
             Inst::Verbatim { tokens, .. } => tokens.clone(),
+            Inst::Loop { head, body } => {
+                // The trip count goes on the tape after the loop: the reverse sweep runs the
+                // body's reverse that many times, each popping one iteration's records.
+                let n = hyg(&format!("__n{}", self.loop_index(inst)));
+                let mut inner = al.clone();
+                let body = self.forward_block(body, &mut inner, decisions);
+                let looped = match head {
+                    crate::ir::LoopHead::For { pat, iter } => {
+                        let it = self.p(*iter, al);
+                        quote!(for #pat in #it { #body #n += 1; })
+                    }
+                    crate::ir::LoopHead::While { cond_block, cond } => {
+                        let mut c_al = al.clone();
+                        let c_body = self.forward_block(cond_block, &mut c_al, decisions);
+                        let c = self.p(*cond, &c_al);
+                        quote!(while { #c_body #c } { #body #n += 1; })
+                    }
+                };
+                quote! {
+                    let mut #n: usize = 0;
+                    #looped
+                    #tape.push(#n);
+                }
+            }
         }
+    }
+
+    /// A number for each loop, for naming its trip count.
+    fn loop_index(&self, inst: &Inst) -> u32 {
+        self.loops[&std::ptr::from_ref(inst)]
     }
 
     /// The reverse sweep of a block: its instructions backwards.
@@ -850,6 +997,14 @@ impl<'a> Reverse<'a> {
                 } else {
                     quote!(if #live #(|| #ret_id == #inside)* { #body })
                 };
+            }
+            Inst::Loop { body, .. } => {
+                let n = hyg("__trips");
+                let inner = self.reverse_block(body);
+                quote! {
+                    let #n: usize = #tape.pop();
+                    for _ in 0..#n { #inner }
+                }
             }
             Inst::Return { value } => {
                 let k = self.returns[&std::ptr::from_ref(inst)];
