@@ -37,6 +37,43 @@ fn location(krate: &TokenStream, span: Span) -> TokenStream {
 
 /// `tokens` with every span set to `span`, so that an expression built from them spans only the
 /// user's tokens it stands for.
+/// A call through the registry: a `static` cache for the call site, then `call`, which carries
+/// the user's span so that a type error in it points at the user's call.
+pub fn call_site(
+    krate: &TokenStream,
+    caller: &TokenStream,
+    span: Span,
+    method: &str,
+    args: TokenStream,
+    callee: &TokenStream,
+) -> TokenStream {
+    let site = Ident::new("__AD_SITE", Span::mixed_site());
+    let line = quote_spanned!(span=> ::core::line!());
+    let column = quote_spanned!(span=> ::core::column!());
+    let krate_here = respan(krate, span);
+    let method = Ident::new(method, span);
+    // The argument tuples carry the call's span too (their contents keep their own).
+    let args: TokenStream = args
+        .into_iter()
+        .map(|mut t| {
+            if let proc_macro2::TokenTree::Group(_) | proc_macro2::TokenTree::Punct(_) = t {
+                t.set_span(span);
+            }
+            t
+        })
+        .collect();
+    let call = quote_spanned! {span=>
+        #krate_here::__private::Function::#method(#callee, &#site, #args)
+    };
+    quote! {
+        {
+            static #site: #krate::__private::CallSite =
+                #krate::__private::CallSite::new(#caller, ::core::file!(), #line, #column);
+            #call
+        }
+    }
+}
+
 pub fn respan(tokens: &TokenStream, span: Span) -> TokenStream {
     tokens
         .clone()
@@ -89,7 +126,28 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
     let name_str = syn::ext::IdentExt::unraw(name).to_string();
     let here = location(krate, name.span());
     let callees = callee_list(krate, &fwd.callees);
-    let (rule, info) = loader_locals();
+    let entry = |parts_fn: &str, rule_fn: &Ident, mode: &str| {
+        let (rule, info) = loader_locals();
+        let parts_fn = Ident::new(parts_fn, Span::call_site());
+        let mode = Ident::new(mode, Span::call_site());
+        quote! {
+            #krate::__private::register_rule!(#krate::__private::RuleEntry {
+                load: || {
+                    #[allow(unused_assignments)]
+                    let (mut #rule, #info) = #krate::__private::Function::#parts_fn(&#name, #name as usize);
+                    #rule = #rule_fn;
+                    (#info, #krate::__private::boxed(#rule))
+                },
+                mode: #krate::__private::Mode::#mode,
+                origin: #krate::__private::Origin::Generated,
+                rule_name: ::core::concat!(::core::module_path!(), "::", #name_str),
+                location: #here,
+                callees: &[#(#callees),*],
+            });
+        }
+    };
+    let forward_entry = entry("__forward_parts", &jvp_name, "Forward");
+    let reverse_entry = entry("__reverse_parts", &vjp_name, "Reverse");
 
     Ok(quote! {
         #func
@@ -102,33 +160,8 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
             #jvp
             #vjp
 
-            #krate::__private::register_rule!(#krate::__private::RuleEntry {
-                load: || {
-                    #[allow(unused_assignments)]
-                    let (mut #rule, #info) = #krate::__private::Function::__reverse_parts(&#name, #name as usize);
-                    #rule = #vjp_name;
-                    (#info, #krate::__private::boxed(#rule))
-                },
-                mode: #krate::__private::Mode::Reverse,
-                origin: #krate::__private::Origin::Generated,
-                rule_name: ::core::concat!(::core::module_path!(), "::", #name_str),
-                location: #here,
-                callees: &[#(#callees),*],
-            });
-
-            #krate::__private::register_rule!(#krate::__private::RuleEntry {
-                load: || {
-                    #[allow(unused_assignments)]
-                    let (mut #rule, #info) = #krate::__private::Function::__forward_parts(&#name, #name as usize);
-                    #rule = #jvp_name;
-                    (#info, #krate::__private::boxed(#rule))
-                },
-                mode: #krate::__private::Mode::Forward,
-                origin: #krate::__private::Origin::Generated,
-                rule_name: ::core::concat!(::core::module_path!(), "::", #name_str),
-                location: #here,
-                callees: &[#(#callees),*],
-            });
+            #reverse_entry
+            #forward_entry
         };
     })
 }

@@ -321,22 +321,15 @@ impl<'a> Forward<'a> {
                 });
                 let v = hyg(format!("__v{}", out.0));
                 let d = hyg(format!("__d{}", out.0));
-                let site = hyg("__AD_SITE".to_owned());
-                let caller = &self.caller;
-                let line = quote_spanned!(*span=> ::core::line!());
-                let column = quote_spanned!(*span=> ::core::column!());
-                // The call carries the user's span: a type error in it points at the user's call.
-                let krate_here = crate::expand::respan(&krate, *span);
-                let call = quote_spanned! {*span=>
-                    #krate_here::__private::Function::__forward(#callee, &#site, (#(#pargs,)*), (#(#targs,)*))
-                };
-                quote! {
-                    let (#v, #d) = {
-                        static #site: #krate::__private::CallSite =
-                            #krate::__private::CallSite::new(#caller, ::core::file!(), #line, #column);
-                        #call
-                    };
-                }
+                let call = crate::expand::call_site(
+                    &krate,
+                    &self.caller,
+                    *span,
+                    "__forward",
+                    quote!((#(#pargs,)*), (#(#targs,)*)),
+                    callee,
+                );
+                quote!(let (#v, #d) = #call;)
             }
             Inst::Cast { out, a, ty } => {
                 let pa = self.p(*a, al);

@@ -17,7 +17,7 @@ use crate::activity::Activity;
 use crate::ir::{Arith, Block, Func, Inst, Value, Var};
 use crate::prims::Shape;
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::quote;
 use std::collections::{HashMap, HashSet};
 use syn::Ident;
 use syn::ext::IdentExt;
@@ -600,21 +600,15 @@ impl<'a> Reverse<'a> {
                     return Self::def(*out, quote!(#callee(#(#pargs),*)));
                 }
                 let v = v_ident(*out);
-                let site = hyg("__AD_SITE");
-                let caller = &self.caller;
-                let line = quote_spanned!(*span=> ::core::line!());
-                let column = quote_spanned!(*span=> ::core::column!());
-                let krate_here = crate::expand::respan(&krate, *span);
-                let call = quote_spanned! {*span=>
-                    #krate_here::__private::Function::__augmented(#callee, &#site, #tape, (#(#pargs,)*))
-                };
-                let mut ts = quote! {
-                    let #v = {
-                        static #site: #krate::__private::CallSite =
-                            #krate::__private::CallSite::new(#caller, ::core::file!(), #line, #column);
-                        #call
-                    };
-                };
+                let call = crate::expand::call_site(
+                    &krate,
+                    &self.caller,
+                    *span,
+                    "__augmented",
+                    quote!(#tape, (#(#pargs,)*)),
+                    callee,
+                );
+                let mut ts = quote!(let #v = #call;);
                 ts.extend(self.record(*out, &[quote!((#(#pargs,)*)), quote!(#v)]));
                 ts
             }

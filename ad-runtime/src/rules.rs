@@ -67,19 +67,12 @@ where
     F: Function<A>,
     R: ForwardClosure<F, A>,
 {
-    let location = Location::caller();
-    let key = match registry::key_of(f, location) {
-        Ok(key) => key,
-        Err(error) => crate::dispatch::fail(&error),
-    };
-    register(RuntimeRule {
-        id: 0,
-        key,
-        mode: Mode::Forward,
-        name: core::any::type_name::<F>(),
-        location,
-        rule: Box::new(rule.into_dyn()),
-    })
+    register(
+        f,
+        Mode::Forward,
+        Box::new(rule.into_dyn()),
+        Location::caller(),
+    )
 }
 
 /// Registers `rule` as the reverse rule of `f` until the returned guard is dropped.
@@ -111,26 +104,35 @@ where
     F: Function<A>,
     R: ReverseClosure<F, A>,
 {
-    let location = Location::caller();
+    register(
+        f,
+        Mode::Reverse,
+        Box::new(rule.into_dyn()),
+        Location::caller(),
+    )
+}
+
+/// Adds a run-time rule (an `Arc` of the mode's trait object, boxed) for `f`.
+fn register<F: Function<A>, A>(
+    f: F,
+    mode: Mode,
+    rule: Box<dyn core::any::Any + Send + Sync>,
+    location: Location,
+) -> RuleGuard {
+    static NEXT_ID: AtomicU64 = AtomicU64::new(1);
     let key = match registry::key_of(f, location) {
         Ok(key) => key,
         Err(error) => crate::dispatch::fail(&error),
     };
-    register(RuntimeRule {
-        id: 0,
+    let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+    let rule = RuntimeRule {
+        id,
         key,
-        mode: Mode::Reverse,
+        mode,
         name: core::any::type_name::<F>(),
         location,
-        rule: Box::new(rule.into_dyn()),
-    })
-}
-
-fn register(mut rule: RuntimeRule) -> RuleGuard {
-    static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-    let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-    rule.id = id;
-    let key = rule.key;
+        rule,
+    };
     let mut rules = RUNTIME.write().unwrap_or_else(|e| e.into_inner());
     rules.push(rule);
     registry::generation(key).fetch_add(1, Ordering::AcqRel);
