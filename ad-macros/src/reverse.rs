@@ -62,6 +62,10 @@ pub struct Reverse<'a> {
     ifs: HashMap<*const Inst, u32>,
     /// Number of loops, for naming trip counts.
     loops: HashMap<*const Inst, u32>,
+    /// Recorded values whose instruction is inside a loop: their records always use the tape.
+    in_loop: HashSet<u32>,
+    /// Loop depth during `scan`.
+    depth: usize,
 }
 
 impl<'a> Reverse<'a> {
@@ -78,6 +82,8 @@ impl<'a> Reverse<'a> {
             returns: HashMap::new(),
             ifs: HashMap::new(),
             loops: HashMap::new(),
+            in_loop: HashSet::new(),
+            depth: 0,
         };
         r.scan(&func.body);
         // Which adjoints receive something is a backward flow from the result and the returns:
@@ -221,7 +227,7 @@ impl<'a> Reverse<'a> {
                     if self.active(*out) {
                         self.contribute(*a);
                         if matches!(inst, Inst::Field { .. }) {
-                            self.recorded.push(*out);
+                            self.note_record(*out);
                         }
                     }
                 }
@@ -230,7 +236,7 @@ impl<'a> Reverse<'a> {
                         self.contribute(*a);
                         self.contribute(*b);
                         if matches!(op, Arith::Mul | Arith::Div | Arith::Rem) {
-                            self.recorded.push(*out);
+                            self.note_record(*out);
                         }
                     }
                 }
@@ -248,7 +254,7 @@ impl<'a> Reverse<'a> {
                                 self.contribute(*a);
                             }
                         }
-                        self.recorded.push(*out);
+                        self.note_record(*out);
                     }
                 }
                 Inst::Call { out, args, .. } => {
@@ -256,13 +262,13 @@ impl<'a> Reverse<'a> {
                         for a in args {
                             self.contribute(*a);
                         }
-                        self.recorded.push(*out);
+                        self.note_record(*out);
                     }
                 }
                 Inst::Cast { out, a, .. } => {
                     if self.active(*out) {
                         self.contribute(*a);
-                        self.recorded.push(*out);
+                        self.note_record(*out);
                     }
                 }
                 Inst::Tuple { out, elems } => {
@@ -306,10 +312,12 @@ impl<'a> Reverse<'a> {
                 Inst::Loop { head, body } => {
                     let n = self.loops.len() as u32;
                     self.loops.insert(std::ptr::from_ref(inst), n);
+                    self.depth += 1;
                     if let crate::ir::LoopHead::While { cond_block, .. } = head {
                         self.scan(cond_block);
                     }
                     self.scan(body);
+                    self.depth -= 1;
                 }
                 Inst::Return { value } => {
                     let k = self.returns.len() as u32 + 1;
@@ -322,6 +330,13 @@ impl<'a> Reverse<'a> {
                 | Inst::Let { init: None, .. }
                 | Inst::Verbatim { .. } => {}
             }
+        }
+    }
+
+    fn note_record(&mut self, out: Value) {
+        self.recorded.push(out);
+        if self.depth > 0 {
+            self.in_loop.insert(out.0);
         }
     }
 
@@ -394,10 +409,16 @@ impl<'a> Reverse<'a> {
                 let p = self.p(r, &al);
                 quote! {
                     #end_mark
-                    return (::core::option::Option::Some(#p), (#(#zeros,)*));
+                    ::core::option::Option::Some(#p)
                 }
             }
             None => TokenStream::new(),
+        };
+        let joint = hyg("__joint");
+        let value = hyg("__value");
+        let fwd_label = syn::Lifetime {
+            apostrophe: Span::mixed_site(),
+            ident: hyg("__fwd"),
         };
 
         // Reverse sweep.
@@ -440,21 +461,26 @@ impl<'a> Reverse<'a> {
                 #(#params,)*
                 #tape: &mut #krate::__private::Tape,
                 #adjoint: ::core::option::Option<<#ret as #krate::__private::Differentiable>::Tangent>,
+                #joint: bool,
             ) -> (::core::option::Option<#ret>, (#(#tangent_types,)*)) {
                 #(#slots)*
-                match #adjoint {
-                    ::core::option::Option::None => {
-                        #fwd_body
-                        #fwd_tail
+                // The forward sweep, unless this call is the reverse sweep alone.
+                let #value: ::core::option::Option<#ret> = #fwd_label: {
+                    if #adjoint.is_some() && !#joint {
+                        break #fwd_label ::core::option::Option::None;
                     }
-                    ::core::option::Option::Some(#adjoint) => {
-                        #(#decls)*
-                        #live_decl
-                        #seed
-                        #rev_body
-                        (::core::option::Option::None, (#(#adjoints_out,)*))
-                    }
-                }
+                    #fwd_body
+                    #fwd_tail
+                };
+                let #adjoint = match #adjoint {
+                    ::core::option::Option::None => return (#value, (#(#zeros,)*)),
+                    ::core::option::Option::Some(#adjoint) => #adjoint,
+                };
+                #(#decls)*
+                #live_decl
+                #seed
+                #rev_body
+                (#value, (#(#adjoints_out,)*))
             }
         }
     }
@@ -479,13 +505,21 @@ impl<'a> Reverse<'a> {
         }
     }
 
+    /// Keeps what the reverse sweep needs of `out`'s instruction: in its slot, and on the tape
+    /// unless both sweeps run in this one call and the instruction runs once (outside loops).
     fn record(&self, out: Value, values: &[TokenStream]) -> TokenStream {
         let tape = hyg("__tape");
         let s = s_ident(out);
         let r = hyg("__rec");
+        let push = if self.in_loop.contains(&out.0) {
+            quote!(#tape.push(#r);)
+        } else {
+            let joint = hyg("__joint");
+            quote!(if !#joint { #tape.push(#r); })
+        };
         quote! {
             let #r = (#(#values,)*);
-            #tape.push(#r);
+            #push
             #s = ::core::option::Option::Some(#r);
         }
     }
@@ -693,10 +727,14 @@ impl<'a> Reverse<'a> {
                 // The enclosing decisions, innermost first, so the outermost is on top; then the
                 // return point.
                 let pushes = decisions.iter().rev().map(|c| quote!(#tape.push(#c);));
+                let fwd_label = syn::Lifetime {
+                    apostrophe: Span::mixed_site(),
+                    ident: hyg("__fwd"),
+                };
                 quote! {
                     #(#pushes)*
                     #tape.push(#k);
-                    return (::core::option::Option::Some(#p), (#(#zeros,)*));
+                    break #fwd_label ::core::option::Option::Some(#p);
                 }
             }
             Inst::Verbatim { tokens, .. } => tokens.clone(),
@@ -765,7 +803,18 @@ impl<'a> Reverse<'a> {
     fn pop_record(&self, out: Value) -> TokenStream {
         let tape = hyg("__tape");
         let s = s_ident(out);
-        quote!(#tape.pop_like(&#s))
+        if self.in_loop.contains(&out.0) {
+            quote!(#tape.pop_like(&#s))
+        } else {
+            let joint = hyg("__joint");
+            let kept = hyg("__kept");
+            quote! {
+                match #s {
+                    ::core::option::Option::Some(#kept) if #joint => #kept,
+                    _ => #tape.pop_like(&#s),
+                }
+            }
+        }
     }
 
     fn reverse_inst(&self, inst: &Inst) -> TokenStream {

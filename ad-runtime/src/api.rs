@@ -82,8 +82,20 @@ fn with_tape<R>(body: impl FnOnce(&mut Tape) -> R) -> R {
     let mut tape = TAPE.with(core::cell::Cell::take).unwrap_or_default();
     tape.clear();
     let result = body(&mut tape);
+    LAST_HIGH_WATER.with(|h| h.set(tape.high_water()));
     TAPE.with(|t| t.set(Some(tape)));
     result
+}
+
+thread_local! {
+    static LAST_HIGH_WATER: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+}
+
+/// The most words the tape held during the last gradient on this thread: what tests use to
+/// show what goes on the tape.
+#[doc(hidden)]
+pub fn last_tape_high_water() -> usize {
+    LAST_HIGH_WATER.with(core::cell::Cell::get)
 }
 
 /// The forward sweep of `f` at `args`, with the tape it leaves for the reverse sweep.
@@ -92,7 +104,7 @@ where
     F: Function<A>,
 {
     match rule {
-        ReverseImpl::Generated(r) => F::call_reverse(*r, args, tape, None)
+        ReverseImpl::Generated(r) => F::call_reverse(*r, args, tape, None, false)
             .0
             .expect("ad: a generated forward sweep returns its value"),
         ReverseImpl::Split(r) => r.augment(args, tape),
@@ -115,12 +127,46 @@ where
     F: Function<A>,
 {
     match rule {
-        ReverseImpl::Generated(r) => F::call_reverse(*r, args, tape, Some(adjoint)).1,
+        ReverseImpl::Generated(r) => F::call_reverse(*r, args, tape, Some(adjoint), false).1,
         ReverseImpl::Rule(r) => F::call_reverse_rule(*r, args, value, adjoint),
         ReverseImpl::DynRule(r) => F::call_dyn_reverse_rule(r, args, value, adjoint),
         ReverseImpl::FromForward(r) => registry::reverse_from_forward(f, r, &args, &adjoint),
         ReverseImpl::Split(r) => r.back(tape, adjoint),
     }
+}
+
+/// Both sweeps of a gradient. A generated derivative runs them in one call, its values staying
+/// in locals; other rules run the forward sweep, then the reverse sweep.
+fn joint_sweeps<F, A>(
+    f: F,
+    args: A,
+    tape: &mut Tape,
+    rule: &ReverseImpl<F, A>,
+) -> (F::Output, F::Tangents)
+where
+    F: Function<A>,
+    A: Clone,
+    F::Output: Clone,
+    Tan<F::Output>: Seed,
+{
+    if let ReverseImpl::Generated(r) = rule {
+        let (value, gradient) = F::call_reverse(*r, args, tape, Some(Seed::one()), true);
+        debug_assert!(
+            tape.is_empty(),
+            "ad: a reverse sweep left words on the tape"
+        );
+        return (
+            value.expect("ad: a joint sweep returns its value"),
+            gradient,
+        );
+    }
+    let value = forward_sweep(f, args.clone(), tape, rule);
+    let gradient = reverse_sweep(f, args, value.clone(), Seed::one(), tape, rule);
+    debug_assert!(
+        tape.is_empty(),
+        "ad: a reverse sweep left words on the tape"
+    );
+    (value, gradient)
 }
 
 #[track_caller]
@@ -162,15 +208,7 @@ where
     Tan<F::Output>: Seed,
 {
     let rule = resolve_reverse_or_panic(f, "ad::value_and_grad");
-    with_tape(|tape| {
-        let value = forward_sweep(f, args.clone(), tape, &rule);
-        let gradient = reverse_sweep(f, args, value.clone(), Seed::one(), tape, &rule);
-        debug_assert!(
-            tape.is_empty(),
-            "ad: a reverse sweep left words on the tape"
-        );
-        (value, gradient)
-    })
+    with_tape(|tape| joint_sweeps(f, args, tape, &rule))
 }
 
 /// Reverse mode: the gradient of `f` at `args`; see [`value_and_grad`].
@@ -246,11 +284,7 @@ where
     let location = Location::caller();
     registry::check_function(f, Mode::Reverse, "ad::try_value_and_grad", location)?;
     let (_, rule) = registry::resolve_reverse(f, "ad::try_value_and_grad", location)?;
-    Ok(with_tape(|tape| {
-        let value = forward_sweep(f, args.clone(), tape, &rule);
-        let gradient = reverse_sweep(f, args, value.clone(), Seed::one(), tape, &rule);
-        (value, gradient)
-    }))
+    Ok(with_tape(|tape| joint_sweeps(f, args, tape, &rule)))
 }
 
 /// Like [`vjp`], but returns a missing or conflicting rule as an [`Error`]; see

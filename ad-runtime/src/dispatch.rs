@@ -158,7 +158,7 @@ where
         },
     };
     let value = match &cached.value {
-        ReverseImpl::Generated(r) => F::call_reverse(*r, args, tape, None)
+        ReverseImpl::Generated(r) => F::call_reverse(*r, args, tape, None, false)
             .0
             .expect("ad: a generated forward sweep returns its value"),
         ReverseImpl::Split(r) => r.augment(args, tape),
@@ -203,7 +203,7 @@ where
         &(*header.cast::<Cached<ReverseImpl<F, A>>>()).value
     };
     match rule {
-        ReverseImpl::Generated(r) => F::call_reverse(*r, args, tape, Some(adjoint)).1,
+        ReverseImpl::Generated(r) => F::call_reverse(*r, args, tape, Some(adjoint), false).1,
         ReverseImpl::Rule(r) => F::call_reverse_rule(*r, args, value, adjoint),
         ReverseImpl::DynRule(r) => F::call_dyn_reverse_rule(r, args, value, adjoint),
         ReverseImpl::FromForward(r) => registry::reverse_from_forward(f, r, &args, &adjoint),

@@ -68,7 +68,9 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
     /// The split reverse derivative that `#[differentiable]` generates:
     /// `fn(A1, .., An, &mut Tape, Option<Tan<R>>) -> (Option<R>, (Tan<A1>, .., Tan<An>))`; with
     /// `None` it runs the forward sweep, pushing onto the tape and returning the value, with
-    /// `Some(adjoint)` the reverse sweep, popping and returning the arguments' adjoints.
+    /// `Some(adjoint)` the reverse sweep, popping and returning the arguments' adjoints. The last
+    /// argument, `joint`, runs both sweeps in one call (with `Some(adjoint)`): the values the
+    /// reverse sweep needs then stay in locals, and only loops and branches use the tape.
     type Reverse: Copy + Send + Sync + 'static;
     /// The type of a reverse rule: `fn(A1, .., An, R, Tan<R>) -> Adjoints`, the arguments, the
     /// value and its adjoint.
@@ -82,6 +84,7 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
         args: Args,
         tape: &mut Tape,
         adjoint: Option<Tan<Self::Output>>,
+        joint: bool,
     ) -> (Option<Self::Output>, Self::Tangents);
 
     /// Calls a reverse rule.
@@ -334,7 +337,7 @@ macro_rules! function_impls {
             }
 
             type Adjoints = $Adj;
-            type Reverse = fn($($A,)* &mut Tape, Option<Tan<Ret>>) -> (Option<Ret>, ($(Tan<$A>,)*));
+            type Reverse = fn($($A,)* &mut Tape, Option<Tan<Ret>>, bool) -> (Option<Ret>, ($(Tan<$A>,)*));
             type ReverseRule = fn($($A,)* Ret, Tan<Ret>) -> $Adj;
             type DynReverseRule = dyn Fn($($A,)* Ret, Tan<Ret>) -> $Adj + Send + Sync;
 
@@ -344,9 +347,10 @@ macro_rules! function_impls {
                 args: ($($A,)*),
                 tape: &mut Tape,
                 adjoint: Option<Tan<Ret>>,
+                joint: bool,
             ) -> (Option<Ret>, ($(Tan<$A>,)*)) {
                 let ($($a,)*) = args;
-                rule($($a,)* tape, adjoint)
+                rule($($a,)* tape, adjoint, joint)
             }
 
             #[inline(always)]
@@ -435,7 +439,7 @@ macro_rules! function_impls {
 
             fn __reverse_parts(&self, address: usize) -> (Self::Reverse, FnInfo) {
                 fn never<$($A: Differentiable,)* Ret: Differentiable>(
-                    $(_: $A,)* _: &mut Tape, _: Option<Tan<Ret>>,
+                    $(_: $A,)* _: &mut Tape, _: Option<Tan<Ret>>, _: bool,
                 ) -> (Option<Ret>, ($(Tan<$A>,)*)) {
                     placeholder()
                 }

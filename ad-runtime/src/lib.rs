@@ -18,6 +18,7 @@ pub use tangent::{Accumulate, Differentiable, Linear, NoDerivative, NoTangent, S
 #[doc(hidden)]
 pub mod __private {
     pub use crate::__register_rule as register_rule;
+    pub use crate::api::last_tape_high_water;
     pub use crate::dispatch::CallSite;
     pub use crate::function::Function;
     #[cfg(not(feature = "inventory"))]

@@ -11,6 +11,8 @@ use crate::tangent::NoTangent;
 #[derive(Debug, Default, Clone)]
 pub struct Tape {
     words: Vec<u64>,
+    /// The most words the tape held since it was last cleared.
+    high: usize,
 }
 
 impl Tape {
@@ -40,6 +42,12 @@ impl Tape {
     #[inline(always)]
     fn push_word(&mut self, word: u64) {
         self.words.push(word);
+        self.high = self.high.max(self.words.len());
+    }
+
+    /// The most words the tape held since it was last cleared.
+    pub fn high_water(&self) -> usize {
+        self.high
     }
 
     #[inline(always)]
@@ -61,6 +69,7 @@ impl Tape {
 
     pub(crate) fn clear(&mut self) {
         self.words.clear();
+        self.high = 0;
     }
 }
 

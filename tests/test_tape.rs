@@ -1,0 +1,54 @@
+//! What goes on the tape in reverse mode. A gradient runs both sweeps of the function it is
+//! asked for in one call, so the values of its straight-line code stay in locals; the tape holds
+//! only what must outlive a call or an iteration: branch decisions, loop trip counts, and the
+//! records of instructions inside loops and of callees.
+
+use ad::differentiable;
+
+/// Straight-line code with nonlinear operations: nothing on the tape.
+#[differentiable]
+fn straight(x: f64, y: f64) -> f64 {
+    let z = x * y + x.sin() / y;
+    z.exp() * z.powi(3)
+}
+
+/// One branch: one decision.
+#[differentiable]
+fn branchy(x: f64) -> f64 {
+    if x > 0.0 { x * x } else { x.exp() }
+}
+
+/// A loop of n iterations with one product each: per iteration its record (two words), plus
+/// the trip count.
+#[differentiable]
+fn looped(x: f64, n: i32) -> f64 {
+    let mut p = 1.0;
+    for _ in 0..n {
+        p *= x;
+    }
+    p
+}
+
+/// A call: the callee's forward sweep runs on the tape (its records and the rule it used).
+#[differentiable]
+fn calls(x: f64) -> f64 {
+    straight(x, 2.0) + 1.0
+}
+
+#[test]
+fn the_tape_holds_only_what_outlives_a_call_or_an_iteration() {
+    let (_, (dx, dy)) = ad::value_and_grad(straight, (0.5, 1.5));
+    assert_eq!(ad::__private::last_tape_high_water(), 0);
+    assert!(dx.is_finite() && dy.is_finite());
+
+    assert_eq!(ad::grad(branchy, (2.0,)), (4.0,));
+    assert_eq!(ad::__private::last_tape_high_water(), 1);
+
+    let (_, (d, _)) = ad::value_and_grad(looped, (1.5, 10));
+    assert!((d - 10.0 * 1.5_f64.powi(9)).abs() < 1e-12 * d);
+    assert_eq!(ad::__private::last_tape_high_water(), 10 * 2 + 1);
+
+    let _ = ad::grad(calls, (0.5,));
+    let callee_words = ad::__private::last_tape_high_water();
+    assert!(callee_words > 0, "a callee's records go on the tape");
+}
