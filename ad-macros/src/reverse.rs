@@ -715,15 +715,6 @@ impl<'a> Reverse<'a> {
             Inst::Return { value } => {
                 let k = self.returns[&std::ptr::from_ref(inst)];
                 let p = self.p(*value, al);
-                let zeros: Vec<TokenStream> = self
-                    .func
-                    .params
-                    .iter()
-                    .map(|prm| {
-                        let ident = &self.func.vars[prm.var.0 as usize].ident;
-                        quote!(#krate::__private::zero(&#ident))
-                    })
-                    .collect();
                 // The enclosing decisions, innermost first, so the outermost is on top; then the
                 // return point.
                 let pushes = decisions.iter().rev().map(|c| quote!(#tape.push(#c);));
