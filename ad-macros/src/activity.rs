@@ -187,6 +187,7 @@ fn check_block(func: &Func, b: &Block, act: &Activity, errors: &mut Vec<syn::Err
             tokens,
             reads,
             may_write: true,
+            ..
         } = inst
             && let Some(var) = reads.iter().find(|v| act.var(**v))
         {

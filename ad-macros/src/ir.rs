@@ -145,6 +145,8 @@ pub enum Inst {
         tokens: TokenStream,
         reads: Vec<Var>,
         may_write: bool,
+        /// An item (`fn`, `const`, `type`, ...) rather than a statement.
+        item: bool,
     },
 }
 

@@ -248,6 +248,7 @@ impl Lower {
                 tokens,
                 reads,
                 may_write,
+                item: false,
             });
         } else {
             let v = self.value(mac.span());
@@ -286,6 +287,7 @@ impl Lower {
             tokens: item.to_token_stream(),
             reads: Vec::new(),
             may_write: false,
+            item: true,
         });
     }
 

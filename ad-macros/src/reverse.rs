@@ -400,6 +400,19 @@ impl<'a> Reverse<'a> {
             })
             .collect();
 
+        // Items declared in the body serve both sweeps (a cast may name a local type alias):
+        // they stand first, outside the forward sweep's block.
+        let items: Vec<TokenStream> = func
+            .body
+            .insts
+            .iter()
+            .filter_map(|inst| match inst {
+                Inst::Verbatim {
+                    tokens, item: true, ..
+                } => Some(tokens.clone()),
+                _ => None,
+            })
+            .collect();
         // Forward sweep.
         let mut al = Aliases::default();
         let fwd_body = self.forward_block(&func.body, &mut al, &[]);
@@ -451,7 +464,12 @@ impl<'a> Reverse<'a> {
             .filter(|r| self.contributed.contains(&r.0))
             .map(|r| {
                 let b = b_ident(r);
-                self.guard(quote!(#krate::__private::acc(&mut #b, #adjoint);))
+                let seed = hyg("__seed");
+                self.guard(quote! {
+                    if let ::core::option::Option::Some(#seed) = #adjoint {
+                        #krate::__private::acc(&mut #b, #seed);
+                    }
+                })
             });
         let rev_body = self.reverse_block(&func.body);
 
@@ -463,19 +481,21 @@ impl<'a> Reverse<'a> {
                 #adjoint: ::core::option::Option<<#ret as #krate::__private::Differentiable>::Tangent>,
                 #joint: bool,
             ) -> (::core::option::Option<#ret>, (#(#tangent_types,)*)) {
+                #(#items)*
                 #(#slots)*
                 // The forward sweep, unless this call is the reverse sweep alone.
                 let #value: ::core::option::Option<#ret> = #fwd_label: {
-                    if #adjoint.is_some() && !#joint {
+                    // Forward sweep alone (no adjoint) or both sweeps (adjoint and joint); not
+                    // for the reverse sweep alone, nor for popping only (no adjoint, joint).
+                    if #adjoint.is_some() != #joint {
                         break #fwd_label ::core::option::Option::None;
                     }
                     #fwd_body
                     #fwd_tail
                 };
-                let #adjoint = match #adjoint {
-                    ::core::option::Option::None => return (#value, (#(#zeros,)*)),
-                    ::core::option::Option::Some(#adjoint) => #adjoint,
-                };
+                if #adjoint.is_none() && !#joint {
+                    return (#value, (#(#zeros,)*));
+                }
                 #(#decls)*
                 #live_decl
                 #seed
@@ -728,6 +748,12 @@ impl<'a> Reverse<'a> {
                     break #fwd_label ::core::option::Option::Some(#p);
                 }
             }
+            // The body's own items stand at the top of the function already.
+            Inst::Verbatim { item: true, .. }
+                if self.func.body.insts.iter().any(|i| std::ptr::eq(i, inst)) =>
+            {
+                TokenStream::new()
+            }
             Inst::Verbatim { tokens, .. } => tokens.clone(),
             Inst::Loop { head, body } => {
                 // The trip count goes on the tape after the loop: the reverse sweep runs the
@@ -826,7 +852,9 @@ impl<'a> Reverse<'a> {
                 let x = x_ident(*var);
                 self.with_adjoint(*out, quote!(#krate::__private::acc(&mut #x, #g);))
             }
-            Inst::Neg { out, a } => self.with_adjoint(*out, self.acc(*a, quote!(-#g))),
+            Inst::Neg { out, a } => {
+                self.with_adjoint(*out, self.acc(*a, quote!(::core::ops::Neg::neg(#g))))
+            }
             Inst::Arith { out, op, a, b, .. } => {
                 if !self.active(*out) {
                     return TokenStream::new();
@@ -840,7 +868,7 @@ impl<'a> Reverse<'a> {
                     }
                     Arith::Sub => {
                         let mut body = self.acc(*a, quote!(#g));
-                        body.extend(self.acc(*b, quote!(-#g)));
+                        body.extend(self.acc(*b, quote!(::core::ops::Neg::neg(#g))));
                         self.with_adjoint(*out, body)
                     }
                     Arith::Mul | Arith::Div | Arith::Rem => {
@@ -919,10 +947,11 @@ impl<'a> Reverse<'a> {
                 }
                 let pop = self.pop_record(*out);
                 let b = b_ident(*out);
+                // No adjoint: the callee's records are only popped.
                 let adjoint = if self.contributed.contains(&out.0) {
-                    quote!(#b.take().unwrap_or_else(|| #krate::__private::zero(&#r.1)))
+                    quote!(#b.take())
                 } else {
-                    quote!(#krate::__private::zero(&#r.1))
+                    quote!(::core::option::Option::None)
                 };
                 let bars = hyg("__bars");
                 let mut body = TokenStream::new();
@@ -1045,7 +1074,11 @@ impl<'a> Reverse<'a> {
                 let live = hyg("__live");
                 let ret_id = hyg("__ret");
                 let adjoint = hyg("__adjoint");
-                let seed = self.acc(*value, quote!(#adjoint));
+                let seed_value = hyg("__seed");
+                let add = self.acc(*value, quote!(#seed_value));
+                let seed = quote! {
+                    if let ::core::option::Option::Some(#seed_value) = #adjoint { #add }
+                };
                 return quote! {
                     if #ret_id == #k {
                         #live = true;

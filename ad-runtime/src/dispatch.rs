@@ -10,8 +10,9 @@ use crate::error::Error;
 use crate::function::{Function, Tan};
 use crate::registry::{self, ForwardImpl, Location, ReverseImpl, Validity};
 use crate::tape::Tape;
-use core::any::TypeId;
+use core::any::{Any, TypeId};
 use core::ptr;
+use std::sync::RwLock;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
 /// The header every cached resolution starts with.
@@ -137,9 +138,21 @@ pub(crate) fn fail(error: &Error) -> ! {
     panic!("{error}")
 }
 
-/// Marks the word under a resolution pointer on the tape, so that a tape out of step with its
-/// generated code is a panic, not a wild pointer.
+/// Marks the word under a resolution index on the tape, so that a tape out of step with its
+/// generated code is a panic with a message.
 const RESOLUTION_MARK: u64 = 0xADAD_5EED_0000_0001;
+
+/// A reverse-mode resolution of a call site, with its index in [`RESOLUTIONS`].
+struct Indexed<T> {
+    index: usize,
+    rule: T,
+}
+
+/// Every reverse-mode resolution any call site has made, by index. The forward sweep of a call
+/// records the index of the rule it ran, and the reverse sweep looks it up here and checks its
+/// type: what comes off the tape is never trusted as a pointer. Entries are few (one per call
+/// site per change of its callee's rules) and live for the whole process.
+static RESOLUTIONS: RwLock<Vec<&'static (dyn Any + Send + Sync)>> = RwLock::new(Vec::new());
 
 /// The forward sweep of a call through the registry in reverse mode: runs the winning reverse
 /// rule's forward part and records on the tape which rule that was, so that the reverse sweep
@@ -150,14 +163,21 @@ where
     F: Function<A>,
     A: 'static,
 {
-    let cached: &'static Cached<ReverseImpl<F, A>> = match site.get::<ReverseImpl<F, A>>() {
-        Some(cached) => cached,
-        None => match registry::resolve_reverse(f, site.caller, site.location) {
-            Ok((valid, rule)) => site.set(valid, rule),
-            Err(error) => fail(&error),
-        },
-    };
-    let value = match &cached.value {
+    let cached: &'static Cached<Indexed<ReverseImpl<F, A>>> =
+        match site.get::<Indexed<ReverseImpl<F, A>>>() {
+            Some(cached) => cached,
+            None => match registry::resolve_reverse(f, site.caller, site.location) {
+                Ok((valid, rule)) => {
+                    let mut table = RESOLUTIONS.write().unwrap_or_else(|e| e.into_inner());
+                    let index = table.len();
+                    let cached = site.set(valid, Indexed { index, rule });
+                    table.push(&cached.value.rule);
+                    cached
+                }
+                Err(error) => fail(&error),
+            },
+        };
+    let value = match &cached.value.rule {
         ReverseImpl::Generated(r) => F::call_reverse(*r, args, tape, None, false)
             .0
             .expect("ad: a generated forward sweep returns its value"),
@@ -166,47 +186,52 @@ where
             f.call(args)
         }
     };
-    tape.push(ptr::from_ref(cached).expose_provenance() as u64);
+    tape.push(cached.value.index as u64);
     tape.push(RESOLUTION_MARK);
     value
 }
 
-/// The reverse sweep of a call recorded by [`augmented`].
+/// The reverse sweep of a call recorded by [`augmented`]. With no adjoint (the call's value
+/// is not used, or its adjoint is zero), the callee's records are only popped.
 #[inline]
 pub(crate) fn backward<F, A>(
     f: F,
     tape: &mut Tape,
     args: A,
     value: F::Output,
-    adjoint: crate::function::Tan<F::Output>,
+    adjoint: Option<crate::function::Tan<F::Output>>,
 ) -> F::Tangents
 where
     F: Function<A>,
     A: 'static,
 {
-    assert_eq!(
-        tape.pop::<u64>(),
-        RESOLUTION_MARK,
-        "ad: a reverse sweep is out of step with its tape"
-    );
-    let address = tape.pop::<u64>() as usize;
-    let header = ptr::with_exposed_provenance::<Header>(address);
-    // SAFETY: the tape is private to this crate's entry points and to generated code, whose
-    // pushes and pops pair up: the word under the mark was pushed by `augmented` above from a
-    // `&'static` into a `Cached<T>` leaked by `CallSite::set` and never freed, so it points to a
-    // live header; the `TypeId` check makes the cast to `Cached<ReverseImpl<F, A>>` exact.
-    let rule = unsafe {
-        assert!(
-            (*header).type_id == TypeId::of::<ReverseImpl<F, A>>(),
-            "ad: a reverse sweep found a rule of another function on its tape"
-        );
-        &(*header.cast::<Cached<ReverseImpl<F, A>>>()).value
-    };
-    match rule {
-        ReverseImpl::Generated(r) => F::call_reverse(*r, args, tape, Some(adjoint), false).1,
-        ReverseImpl::Rule(r) => F::call_reverse_rule(*r, args, value, adjoint),
-        ReverseImpl::DynRule(r) => F::call_dyn_reverse_rule(r, args, value, adjoint),
-        ReverseImpl::FromForward(r) => registry::reverse_from_forward(f, r, &args, &adjoint),
-        ReverseImpl::Split(r) => r.back(tape, adjoint),
+    const OUT_OF_STEP: &str = "ad: a reverse sweep is out of step with its tape";
+    assert_eq!(tape.pop::<u64>(), RESOLUTION_MARK, "{OUT_OF_STEP}");
+    let index = usize::try_from(tape.pop::<u64>()).expect(OUT_OF_STEP);
+    let rule: &'static ReverseImpl<F, A> = RESOLUTIONS
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(index)
+        .and_then(|r| r.downcast_ref::<ReverseImpl<F, A>>())
+        .expect(OUT_OF_STEP);
+    match (rule, adjoint) {
+        (ReverseImpl::Generated(r), adjoint) => {
+            // With no adjoint: the reverse sweep without a seed, which only pops.
+            let discard = adjoint.is_none();
+            F::call_reverse(*r, args, tape, adjoint, discard).1
+        }
+        (ReverseImpl::Split(r), None) => {
+            let _ = r.back(tape, Default::default());
+            F::zero_tangents(&args)
+        }
+        (ReverseImpl::Split(r), Some(adjoint)) => r.back(tape, adjoint),
+        (_, None) => F::zero_tangents(&args),
+        (ReverseImpl::Rule(r), Some(adjoint)) => F::call_reverse_rule(*r, args, value, adjoint),
+        (ReverseImpl::DynRule(r), Some(adjoint)) => {
+            F::call_dyn_reverse_rule(r, args, value, adjoint)
+        }
+        (ReverseImpl::FromForward(r), Some(adjoint)) => {
+            registry::reverse_from_forward(f, r, &args, &adjoint)
+        }
     }
 }

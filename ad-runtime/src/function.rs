@@ -70,7 +70,8 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
     /// `None` it runs the forward sweep, pushing onto the tape and returning the value, with
     /// `Some(adjoint)` the reverse sweep, popping and returning the arguments' adjoints. The last
     /// argument, `joint`, runs both sweeps in one call (with `Some(adjoint)`): the values the
-    /// reverse sweep needs then stay in locals, and only loops and branches use the tape.
+    /// reverse sweep needs then stay in locals, and only loops and branches use the tape. With
+    /// `None` and `joint`, the reverse sweep runs without a seed: it only pops its records.
     type Reverse: Copy + Send + Sync + 'static;
     /// The type of a reverse rule: `fn(A1, .., An, R, Tan<R>) -> Adjoints`, the arguments, the
     /// value and its adjoint.
@@ -213,7 +214,7 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
         tape: &mut Tape,
         args: Args,
         value: Self::Output,
-        adjoint: Tan<Self::Output>,
+        adjoint: Option<Tan<Self::Output>>,
     ) -> Self::Tangents
     where
         Args: 'static,

@@ -17,9 +17,14 @@ pub fn zero<T: crate::Differentiable>(value: &T) -> T::Tangent {
     value.zero_tangent()
 }
 
-/// Adds `value` to an adjoint that is `None` while it is zero.
+/// Adds `value` to an adjoint that is `None` while it is zero. An exactly zero `value` is no
+/// contribution: the adjoint stays `None`, so no partial derivative is multiplied by it (an
+/// infinite one, `sqrt` at 0, would make a NaN out of nothing).
 #[inline(always)]
-pub fn acc<T: crate::Accumulate>(slot: &mut Option<T>, value: T) {
+pub fn acc<T: crate::Accumulate + PartialEq + Default>(slot: &mut Option<T>, value: T) {
+    if value == T::default() {
+        return;
+    }
     *slot = Some(match slot.take() {
         Some(sum) => sum.accumulate(value),
         None => value,

@@ -29,12 +29,18 @@ impl RuleGuard {
 
 impl Drop for RuleGuard {
     fn drop(&mut self) {
-        let mut rules = RUNTIME.write().unwrap_or_else(|e| e.into_inner());
-        if let Some(i) = rules.iter().position(|r| r.id == self.id) {
-            // Dropping the boxed rule here is safe: call sites hold their own `Arc`.
-            rules.remove(i);
-        }
-        registry::generation(self.key).fetch_add(1, Ordering::AcqRel);
+        let removed = {
+            let mut rules = RUNTIME.write().unwrap_or_else(|e| e.into_inner());
+            let removed = rules
+                .iter()
+                .position(|r| r.id == self.id)
+                .map(|i| rules.remove(i));
+            registry::generation(self.key).fetch_add(1, Ordering::AcqRel);
+            removed
+        };
+        // Dropped after the lock is released: the rule's closure may own other guards, whose
+        // drop takes the lock again. Call sites hold their own `Arc` of the rule.
+        drop(removed);
     }
 }
 
