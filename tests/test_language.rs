@@ -296,3 +296,22 @@ fn underscore_parameters() {
     assert_eq!(ad::jvp(ignores_second, (1.0, 5.0), (1.0, 1.0)), (2.0, 2.0));
     assert_eq!(ad::grad(ignores_second, (1.0, 5.0)), (2.0, 0.0));
 }
+
+/// An `if` whose branches all return, used as the value of a `let`.
+#[allow(clippy::needless_return, unused_variables)]
+#[differentiable]
+fn let_of_returning_if(x: f64) -> f64 {
+    let y: f64 = if x > 0.0 {
+        return x * x;
+    } else {
+        return -x;
+    };
+    #[allow(unreachable_code)]
+    y
+}
+
+#[test]
+fn a_let_of_an_if_that_always_returns() {
+    assert_eq!(ad::jvp(let_of_returning_if, (3.0,), (1.0,)), (9.0, 6.0));
+    assert_eq!(ad::grad(let_of_returning_if, (-2.0,)), (-1.0,));
+}

@@ -755,11 +755,15 @@ impl Lower {
             Expr::If(_) | Expr::Block(_) => match self.expr_maybe_unit(e, out) {
                 Some(v) => v,
                 None => {
+                    // No value: `()`, or, when every path returns, a value of any type that is
+                    // never reached.
+                    let tokens = if out.last().is_some_and(diverges) {
+                        quote!(::core::unreachable!())
+                    } else {
+                        quote!(())
+                    };
                     let v = self.value(e.span());
-                    out.push(Inst::Const {
-                        out: v,
-                        tokens: quote!(()),
-                    });
+                    out.push(Inst::Const { out: v, tokens });
                     v
                 }
             },
@@ -944,6 +948,21 @@ fn is_read_only_method(name: &str) -> bool {
     prims::lookup(name).is_some()
         || prims::INACTIVE_METHODS.contains(&name)
         || READ_ONLY_METHODS.contains(&name)
+}
+
+/// Whether every path through an instruction returns.
+fn diverges(inst: &Inst) -> bool {
+    let block_diverges = |b: &Block| b.insts.last().is_some_and(diverges);
+    match inst {
+        Inst::Return { .. } => true,
+        Inst::If {
+            then_block,
+            else_block,
+            ..
+        } => block_diverges(then_block) && block_diverges(else_block),
+        Inst::Block { block, .. } => block_diverges(block),
+        _ => false,
+    }
 }
 
 fn split_type(pat: &Pat) -> (&Pat, Option<&Type>) {
