@@ -92,17 +92,22 @@ fn loader_locals() -> (Ident, Ident) {
     )
 }
 
+/// Both results, or all their errors together.
+fn both<A, B>(a: syn::Result<A>, b: syn::Result<B>) -> syn::Result<(A, B)> {
+    match (a, b) {
+        (Ok(a), Ok(b)) => Ok((a, b)),
+        (Err(mut a), Err(b)) => {
+            a.combine(b);
+            Err(a)
+        }
+        (Err(e), _) | (_, Err(e)) => Err(e),
+    }
+}
+
 pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let args = attr::differentiable(args);
     let func = parse_fn(item, "differentiable");
-    let (args, func) = match (args, func) {
-        (Ok(a), Ok(f)) => (a, f),
-        (Err(mut a), Err(b)) => {
-            a.combine(b);
-            return Err(a);
-        }
-        (Err(e), _) | (_, Err(e)) => return Err(e),
-    };
+    let (args, func) = both(args, func)?;
     let krate = &args.krate;
 
     let ir = Lower::new().function(&func)?;
@@ -185,14 +190,7 @@ fn callee_list(krate: &TokenStream, sites: &[CalleeSite]) -> Vec<TokenStream> {
 pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let args = attr::custom_rule(args);
     let func = parse_fn(item, "custom_rule");
-    let (args, func) = match (args, func) {
-        (Ok(a), Ok(f)) => (a, f),
-        (Err(mut a), Err(b)) => {
-            a.combine(b);
-            return Err(a);
-        }
-        (Err(e), _) | (_, Err(e)) => return Err(e),
-    };
+    let (args, func) = both(args, func)?;
     if !func.sig.generics.params.is_empty() {
         return Err(syn::Error::new_spanned(
             &func.sig.generics,

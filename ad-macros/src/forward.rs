@@ -261,10 +261,7 @@ impl<'a> Forward<'a> {
             } => {
                 let pr = self.p(*recv, al);
                 let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
-                let primal = match ufcs {
-                    Some(ty) => quote!(#ty::#method(#pr #(, #pargs)*)),
-                    None => quote!(#pr.#method(#(#pargs),*)),
-                };
+                let primal = crate::prims::call_tokens(ufcs.as_ref(), method, &pr, &pargs);
                 let y = hyg(format!("__v{}", out.0));
                 let partial_fn = Ident::new(prim.name, method.span());
                 let prim_path = quote!(#krate::__private::prim::#partial_fn);

@@ -116,3 +116,17 @@ pub fn is_inactive_type_name(name: &str) -> bool {
 pub fn is_float_type_name(name: &str) -> bool {
     matches!(name, "f32" | "f64")
 }
+
+/// The primal call of a float method, written as the user wrote it: `x.sin()` or `f64::sin(x)`
+/// (the latter keeps an unsuffixed literal receiver well typed).
+pub fn call_tokens(
+    ufcs: Option<&syn::Ident>,
+    method: &syn::Ident,
+    recv: &proc_macro2::TokenStream,
+    args: &[proc_macro2::TokenStream],
+) -> proc_macro2::TokenStream {
+    match ufcs {
+        Some(ty) => quote::quote!(#ty::#method(#recv #(, #args)*)),
+        None => quote::quote!(#recv.#method(#(#args),*)),
+    }
+}

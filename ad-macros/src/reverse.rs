@@ -629,10 +629,7 @@ impl<'a> Reverse<'a> {
             } => {
                 let pr = self.p(*recv, al);
                 let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
-                let primal = match ufcs {
-                    Some(ty) => quote!(#ty::#method(#pr #(, #pargs)*)),
-                    None => quote!(#pr.#method(#(#pargs),*)),
-                };
+                let primal = crate::prims::call_tokens(ufcs.as_ref(), method, &pr, &pargs);
                 let mut ts = Self::def(*out, primal);
                 if self.active(*out) {
                     let y = v_ident(*out);
