@@ -417,7 +417,7 @@ impl<'a> Forward<'a> {
                 let mut inner = al.clone();
                 let body = self.block(body, &mut inner);
                 match head {
-                    crate::ir::LoopHead::For { pat, iter } => {
+                    crate::ir::LoopHead::For { pat, iter, .. } => {
                         let it = self.p(*iter, al);
                         quote!(for #pat in #it { #body })
                     }

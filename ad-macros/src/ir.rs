@@ -152,7 +152,12 @@ pub enum Inst {
 
 pub enum LoopHead {
     /// `for pat in iter`: `iter` is evaluated once, before the loop, and yields integers.
-    For { pat: TokenStream, iter: Value },
+    For {
+        pat: TokenStream,
+        /// The loop variable, if it has a name.
+        var: Option<Var>,
+        iter: Value,
+    },
     /// `while cond`: `cond_block` computes `cond` before each iteration.
     While { cond_block: Block, cond: Value },
 }

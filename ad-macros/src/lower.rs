@@ -532,12 +532,14 @@ impl Lower {
             )),
         );
         self.scopes.push(HashMap::new());
+        let mut loop_var = None;
         let pat = match &*f.pat {
             Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() && p.mutability.is_none() => {
                 // The loop variable counts integers: it has no derivative.
                 let var = self.new_var(p.ident.clone(), None, false);
                 self.vars[var.0 as usize].known_inactive = true;
                 self.bind(var);
+                loop_var = Some(var);
                 p.ident.to_token_stream()
             }
             Pat::Wild(w) => w.to_token_stream(),
@@ -551,7 +553,11 @@ impl Lower {
         self.loop_depth -= 1;
         self.scopes.pop();
         out.push(Inst::Loop {
-            head: crate::ir::LoopHead::For { pat, iter },
+            head: crate::ir::LoopHead::For {
+                pat,
+                var: loop_var,
+                iter,
+            },
             body: Block {
                 insts: body.insts,
                 result: None,

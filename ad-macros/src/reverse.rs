@@ -17,7 +17,7 @@ use crate::activity::Activity;
 use crate::ir::{Arith, Block, Func, Inst, Value, Var};
 use crate::prims::Shape;
 use proc_macro2::{Span, TokenStream};
-use quote::quote;
+use quote::{quote, quote_spanned};
 use std::collections::{HashMap, HashSet};
 use syn::Ident;
 use syn::ext::IdentExt;
@@ -413,6 +413,11 @@ impl<'a> Reverse<'a> {
                 _ => None,
             })
             .collect();
+        let param_witnesses: Vec<TokenStream> = func
+            .params
+            .iter()
+            .map(|p| self.binding_witness(p.var))
+            .collect();
         // Forward sweep.
         let mut al = Aliases::default();
         let fwd_body = self.forward_block(&func.body, &mut al, &[]);
@@ -490,6 +495,7 @@ impl<'a> Reverse<'a> {
                     if #adjoint.is_some() != #joint {
                         break #fwd_label ::core::option::Option::None;
                     }
+                    #(#param_witnesses)*
                     #fwd_body
                     #fwd_tail
                 };
@@ -523,6 +529,31 @@ impl<'a> Reverse<'a> {
                 quote!(#id)
             }
         }
+    }
+
+    /// Reverse mode tells variables apart by name; rustc, by name and macro context. Each binding
+    /// declares a zero-sized witness of its number, named after the variable with the variable's
+    /// own span, and each read or write checks that the witness rustc finds is that of the
+    /// variable the macro means: where two contexts share a name, that is a compile error
+    /// instead of an adjoint routed to the wrong variable.
+    fn witness_ident(name: &Ident) -> Ident {
+        Ident::new(&format!("__ad_w_{}", name.unraw()), name.span())
+    }
+
+    fn binding_witness(&self, var: Var) -> TokenStream {
+        let krate = self.krate;
+        let w = Self::witness_ident(&self.func.vars[var.0 as usize].ident);
+        let k = var.0 as usize;
+        quote!(let #w = #krate::__private::Binding::<#k>;)
+    }
+
+    fn binding_check(&self, var: Var, at: &Ident) -> TokenStream {
+        let krate = self.krate.clone();
+        let w = Self::witness_ident(at);
+        let k = var.0 as usize;
+        let span = at.span();
+        let krate_here = crate::expand::respan(&krate, span);
+        quote_spanned!(span=> #w.same_as::<#krate_here::__private::Binding<#k>>();)
     }
 
     /// Keeps what the reverse sweep needs of `out`'s instruction: in its slot, and on the tape
@@ -579,12 +610,15 @@ impl<'a> Reverse<'a> {
                 }
             }
             Inst::Opaque { out, tokens, .. } => Self::def(*out, tokens.clone()),
-            Inst::Read { out, ident, .. } => {
+            Inst::Read { out, var, ident } => {
+                let check = self.binding_check(*var, ident);
                 if self.func.values[out.0 as usize].needs_copy {
-                    Self::def(*out, quote!(#ident))
+                    let mut ts = check;
+                    ts.extend(Self::def(*out, quote!(#ident)));
+                    ts
                 } else {
                     al.0.insert(out.0, quote!(#ident));
-                    TokenStream::new()
+                    check
                 }
             }
             Inst::Neg { out, a } => {
@@ -692,11 +726,13 @@ impl<'a> Reverse<'a> {
                     let p = self.p(v, al);
                     quote!(= #p)
                 });
-                quote!(let #m #x #ty #pinit;)
+                let witness = self.binding_witness(*var);
+                quote!(let #m #x #ty #pinit; #witness)
             }
-            Inst::Assign { ident, value, .. } => {
+            Inst::Assign { ident, value, var } => {
                 let p = self.p(*value, al);
-                quote!(#ident = #p;)
+                let check = self.binding_check(*var, ident);
+                quote!(#check #ident = #p;)
             }
             Inst::Block { out, block } => {
                 let body = self.forward_value_block(block, al, decisions);
@@ -759,9 +795,10 @@ impl<'a> Reverse<'a> {
                 let mut inner = al.clone();
                 let body = self.forward_block(body, &mut inner, decisions);
                 let looped = match head {
-                    crate::ir::LoopHead::For { pat, iter } => {
+                    crate::ir::LoopHead::For { pat, var, iter } => {
                         let it = self.p(*iter, al);
-                        quote!(for #pat in #it { #body #n += 1; })
+                        let witness = var.map(|v| self.binding_witness(v));
+                        quote!(for #pat in #it { #witness #body #n += 1; })
                     }
                     crate::ir::LoopHead::While { cond_block, cond } => {
                         let mut c_al = al.clone();
