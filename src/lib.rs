@@ -57,9 +57,9 @@ pub use ad_macros::differentiable;
 pub use ad_macros::custom_rule;
 
 pub use ad_runtime::{
-    Accumulate, Differentiable, Error, ForwardClosure, Function, Location, Mode, NoDerivative,
-    NoTangent, Origin, ReverseClosure, Seed, Tan, grad, jvp, try_jvp, try_value_and_grad, try_vjp,
-    value_and_grad, vjp,
+    Accumulate, Differentiable, Error, ForwardClosure, Function, Linear, Location, Mode,
+    NoDerivative, NoTangent, Origin, ReverseClosure, Seed, Tan, grad, jvp, try_jvp,
+    try_value_and_grad, try_vjp, value_and_grad, vjp,
 };
 
 /// Rules registered at run time.

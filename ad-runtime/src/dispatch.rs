@@ -83,16 +83,6 @@ impl CallSite {
             .store(ptr::from_mut(cached).cast::<Header>(), Ordering::Release);
         cached
     }
-
-    /// The function that contains this call site.
-    pub fn caller(&self) -> &'static str {
-        self.caller
-    }
-
-    /// Where the call stands.
-    pub fn location(&self) -> Location {
-        self.location
-    }
 }
 
 /// Calls the forward rule that currently wins for `f`, from generated code.

@@ -12,6 +12,11 @@ use core::any::TypeId;
 use std::sync::Arc;
 
 /// The tangent type of `T`: `Tan<f64>` is `f64`, `Tan<i32>` is [`NoTangent`](crate::NoTangent).
+///
+/// ```
+/// let t: ad::Tan<(f64, i32)> = (0.5, ad::NoTangent);
+/// # let _ = t;
+/// ```
 pub type Tan<T> = <T as Differentiable>::Tangent;
 
 /// A function of the argument tuple `Args` whose derivatives the registry can hold.
@@ -21,6 +26,18 @@ pub type Tan<T> = <T as Differentiable>::Tangent;
 ///
 /// A forward rule for such a function has the type [`Function::Forward`]:
 /// `fn(A1, Tan<A1>, .., An, Tan<An>) -> (R, Tan<R>)`, each argument followed by its tangent.
+///
+/// ```
+/// fn scale(x: f64, k: i32) -> f64 { x * f64::from(k) }
+///
+/// fn calls_twice<F: ad::Function<(f64, i32), Output = f64>>(f: F) -> f64 {
+///     f.call((1.5, 2)) + f.call((0.5, 2))
+/// }
+/// assert_eq!(calls_twice(scale), 4.0);
+/// let rule: <fn(f64, i32) -> f64 as ad::Function<(f64, i32)>>::Forward =
+///     |x, dx, k, _dk| (x * f64::from(k), dx * f64::from(k));
+/// assert_eq!(rule(1.0, 1.0, 3, ad::NoTangent), (3.0, 3.0));
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a function that `ad` can differentiate",
     label = "not a function `ad` can differentiate",
@@ -38,9 +55,6 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
     type Forward: Copy + Send + Sync + 'static;
     /// The same signature as a trait object, for rules registered at run time.
     type DynForward: ?Sized + Send + Sync + 'static;
-
-    /// Number of arguments.
-    const ARITY: usize;
 
     /// Calls the function.
     fn call(self, args: Args) -> Self::Output;
@@ -261,6 +275,13 @@ fn placeholder() -> ! {
 ///
 /// Implemented for every `Fn(A1, Tan<A1>, .., An, Tan<An>) -> (R, Tan<R>) + Send + Sync + 'static`.
 /// Annotate the closure's parameter types: `|x: f64, dx: f64| (x * x, 2.0 * x * dx)`.
+///
+/// ```
+/// fn square(x: f64) -> f64 { x * x }
+/// let guard = ad::rules::register_forward(square, |x: f64, dx: f64| (x * x, 2.0 * x * dx));
+/// assert_eq!(ad::jvp(square, (3.0,), (1.0,)), (9.0, 6.0));
+/// drop(guard);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "this closure is not a forward rule for a function of argument types `{Args}`",
     label = "expected a closure taking each argument followed by its tangent",
@@ -276,6 +297,13 @@ pub trait ForwardClosure<F: Function<Args>, Args>: Send + Sync + 'static {
 /// Implemented for every `Fn(A1, .., An, R, Tan<R>) -> Adjoints + Send + Sync + 'static`, where
 /// `Adjoints` is the argument's adjoint for one argument and the tuple of the arguments'
 /// adjoints otherwise. Annotate the closure's parameter types.
+///
+/// ```
+/// fn product(x: f64, y: f64) -> f64 { x * y }
+/// let guard = ad::rules::register_reverse(product, |x: f64, y: f64, _p: f64, bar: f64| (y * bar, x * bar));
+/// assert_eq!(ad::grad(product, (2.0, 5.0)), (5.0, 2.0));
+/// drop(guard);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "this closure is not a reverse rule for a function of argument types `{Args}`",
     label = "expected a closure taking the arguments, the value and its adjoint",
@@ -302,8 +330,6 @@ macro_rules! function_impls {
             type Ptr = fn($($A),*) -> Ret;
             type Forward = fn($($A, Tan<$A>),*) -> (Ret, Tan<Ret>);
             type DynForward = dyn Fn($($A, Tan<$A>),*) -> (Ret, Tan<Ret>) + Send + Sync;
-
-            const ARITY: usize = 0 $(+ { let _ = $i; 1 })*;
 
             #[inline(always)]
             fn call(self, args: ($($A,)*)) -> Ret {

@@ -13,6 +13,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Dropping the guard changes what the *next* resolution finds. A call that is already running
 /// the rule (in another thread, say) keeps it alive until it returns: rules are reference-counted
 /// and call-site caches hold their own reference.
+///
+/// ```
+/// fn unit(x: f64) -> f64 { x }
+/// let guard = ad::rules::register_forward(unit, |x: f64, dx: f64| (x, dx));
+/// assert!(ad::try_jvp(unit, (0.0,), (1.0,)).is_ok());
+/// drop(guard);
+/// assert!(ad::try_jvp(unit, (0.0,), (1.0,)).is_err());
+/// ```
 #[must_use = "dropping the guard unregisters the rule at once"]
 #[derive(Debug)]
 pub struct RuleGuard {
@@ -146,6 +154,14 @@ fn register<F: Function<A>, A>(
 }
 
 /// A rule the registry holds, as [`list`] reports it.
+///
+/// ```
+/// fn unit(x: f64) -> f64 { x }
+/// let _guard = ad::rules::register_forward(unit, |x: f64, dx: f64| (x, dx));
+/// let info = ad::rules::list().into_iter().find(|r| r.function.ends_with("::unit")).unwrap();
+/// assert_eq!((info.origin, info.mode), (ad::Origin::Runtime, ad::Mode::Forward));
+/// assert_eq!(info.rule, "run-time rule");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleInfo {
     /// Readable path of the function the rule is for.

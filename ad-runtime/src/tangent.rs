@@ -199,6 +199,11 @@ tuple_no_derivative! {
 }
 
 /// Adding adjoints: what the reverse sweep does where a value is used more than once.
+///
+/// ```
+/// use ad::Accumulate;
+/// assert_eq!((1.5_f64, ad::NoTangent).accumulate((2.0, ad::NoTangent)), (3.5, ad::NoTangent));
+/// ```
 pub trait Accumulate {
     /// The sum of two adjoints.
     fn accumulate(self, other: Self) -> Self;
@@ -247,6 +252,10 @@ tuple_accumulate! {
 }
 
 /// The adjoint that seeds a gradient: 1 for a float result.
+///
+/// ```
+/// assert_eq!(<f32 as ad::Seed>::one(), 1.0);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "a gradient needs a float result, and this function returns `{Self}`'s base type",
     note = "`ad::grad` and `ad::value_and_grad` differentiate functions that return f64 or f32; for other results use `ad::vjp` and give the result's adjoint"
@@ -270,6 +279,14 @@ impl Seed for f32 {
 
 /// A tangent space as coordinates: what converts a rule of one mode into the other (a JVP per
 /// coordinate of the arguments, or a VJP per coordinate of the result).
+///
+/// ```
+/// use ad::Linear;
+/// type T = (f64, ad::NoTangent, f32);
+/// assert_eq!(<T as Linear>::DIM, 2);
+/// assert_eq!(<T as Linear>::unit(1), (0.0, ad::NoTangent, 1.0));
+/// assert_eq!((2.0, ad::NoTangent, 3.0_f32).dot(&(0.5, ad::NoTangent, 2.0)), 7.0);
+/// ```
 pub trait Linear: Copy + Default {
     /// Number of scalar coordinates: 1 for a float, 0 for [`NoTangent`], the sum for a tuple.
     const DIM: usize;

@@ -57,11 +57,6 @@ impl Tape {
             .expect("ad: the reverse sweep popped more than its forward sweep pushed")
     }
 
-    /// Number of words on the tape.
-    pub fn len(&self) -> usize {
-        self.words.len()
-    }
-
     /// Whether the tape is empty.
     pub fn is_empty(&self) -> bool {
         self.words.is_empty()
