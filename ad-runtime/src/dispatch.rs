@@ -211,7 +211,7 @@ where
             F::call_reverse(*r, args, tape, adjoint, discard).1
         }
         (ReverseImpl::Split(r), None) => {
-            let _ = r.back(tape, Default::default());
+            let _ = r.back(tape, crate::Differentiable::zero_tangent(&value));
             F::zero_tangents(&args)
         }
         (ReverseImpl::Split(r), Some(adjoint)) => r.back(tape, adjoint),

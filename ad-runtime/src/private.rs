@@ -21,8 +21,8 @@ pub fn zero<T: crate::Differentiable>(value: &T) -> T::Tangent {
 /// contribution: the adjoint stays `None`, so no partial derivative is multiplied by it (an
 /// infinite one, `sqrt` at 0, would make a NaN out of nothing).
 #[inline(always)]
-pub fn acc<T: crate::Accumulate + PartialEq + Default>(slot: &mut Option<T>, value: T) {
-    if value == T::default() {
+pub fn acc<T: crate::Accumulate>(slot: &mut Option<T>, value: T) {
+    if value.is_zero() {
         return;
     }
     *slot = Some(match slot.take() {
@@ -50,4 +50,154 @@ impl<const N: usize> Binding<N> {
     /// binding `A`, the one the macro means.
     #[inline(always)]
     pub fn same_as<A: SameBinding<Self>>(&self) {}
+}
+
+/// The type of a value, for tying an adjoint's type to its variable's.
+pub type Ty<T> = core::marker::PhantomData<fn() -> T>;
+
+/// The [`Ty`] of a value.
+#[inline(always)]
+pub fn type_of<T>(_: &T) -> Ty<T> {
+    core::marker::PhantomData
+}
+
+/// A sequence of tangents: the tangent of an array or a `Vec`, whose elements generated code
+/// reads and writes by index.
+pub trait Seq: Sized {
+    /// The tangent of one element.
+    type Elem: crate::Accumulate + Clone;
+    /// Element `i`, if present and not known to be zero.
+    fn at(&self, i: usize) -> Option<Self::Elem>;
+    /// Adds `value` to element `i` of an adjoint that is `None` while zero.
+    fn acc_at(slot: &mut Option<Self>, i: usize, value: Self::Elem);
+    /// Takes element `i` out of an adjoint, leaving zero in its place.
+    fn take_at(slot: &mut Option<Self>, i: usize) -> Option<Self::Elem>;
+    /// The sum of the elements, in order.
+    fn total(&self) -> Option<Self::Elem>;
+}
+
+impl<E: crate::Accumulate + Clone + Default, const N: usize> Seq for [E; N] {
+    type Elem = E;
+    #[inline(always)]
+    fn at(&self, i: usize) -> Option<E> {
+        Some(self[i].clone())
+    }
+    #[inline(always)]
+    fn acc_at(slot: &mut Option<Self>, i: usize, value: E) {
+        if value.is_zero() {
+            return;
+        }
+        let seq = slot.get_or_insert_with(|| core::array::from_fn(|_| E::default()));
+        seq[i] = core::mem::take(&mut seq[i]).accumulate(value);
+    }
+    #[inline(always)]
+    fn take_at(slot: &mut Option<Self>, i: usize) -> Option<E> {
+        slot.as_mut().map(|seq| core::mem::take(&mut seq[i]))
+    }
+    fn total(&self) -> Option<E> {
+        self.iter().cloned().reduce(crate::Accumulate::accumulate)
+    }
+}
+
+/// An adjoint `Vec` grows as elements receive contributions; missing elements are zero.
+impl<E: crate::Accumulate + Clone + Default> Seq for Vec<E> {
+    type Elem = E;
+    #[inline(always)]
+    fn at(&self, i: usize) -> Option<E> {
+        self.get(i).cloned()
+    }
+    #[inline(always)]
+    fn acc_at(slot: &mut Option<Self>, i: usize, value: E) {
+        if value.is_zero() {
+            return;
+        }
+        let seq = slot.get_or_insert_with(Vec::new);
+        if seq.len() <= i {
+            seq.resize_with(i + 1, E::default);
+        }
+        seq[i] = core::mem::take(&mut seq[i]).accumulate(value);
+    }
+    #[inline(always)]
+    fn take_at(slot: &mut Option<Self>, i: usize) -> Option<E> {
+        slot.as_mut()
+            .and_then(|seq| seq.get_mut(i))
+            .map(core::mem::take)
+    }
+    fn total(&self) -> Option<E> {
+        self.iter().cloned().reduce(crate::Accumulate::accumulate)
+    }
+}
+
+/// Adds `value` to element `i` of the adjoint of a variable of type `C`.
+#[inline(always)]
+pub fn acc_at<C: crate::Differentiable>(
+    slot: &mut Option<C::Tangent>,
+    _: &Option<Ty<C>>,
+    i: usize,
+    value: <C::Tangent as Seq>::Elem,
+) where
+    C::Tangent: Seq,
+{
+    <C::Tangent as Seq>::acc_at(slot, i, value);
+}
+
+/// Takes element `i` out of the adjoint of a variable of type `C`.
+#[inline(always)]
+pub fn take_at<C: crate::Differentiable>(
+    slot: &mut Option<C::Tangent>,
+    _: &Option<Ty<C>>,
+    i: usize,
+) -> Option<<C::Tangent as Seq>::Elem>
+where
+    C::Tangent: Seq,
+{
+    <C::Tangent as Seq>::take_at(slot, i)
+}
+
+/// Adds `value` to each of the first `len` elements of the adjoint of a variable of type `C`.
+#[inline]
+pub fn acc_each<C: crate::Differentiable>(
+    slot: &mut Option<C::Tangent>,
+    _: &Option<Ty<C>>,
+    len: usize,
+    value: <C::Tangent as Seq>::Elem,
+) where
+    C::Tangent: Seq,
+{
+    for i in 0..len {
+        <C::Tangent as Seq>::acc_at(slot, i, value.clone());
+    }
+}
+
+/// Adds element `i` of a sequence adjoint, if present, to an adjoint.
+#[inline(always)]
+pub fn acc_elem<S: Seq>(slot: &mut Option<S::Elem>, seq: &S, i: usize) {
+    if let Some(e) = seq.at(i) {
+        acc(slot, e);
+    }
+}
+
+/// Adds the sum of a sequence adjoint's elements to an adjoint.
+#[inline]
+pub fn acc_total<S: Seq>(slot: &mut Option<S::Elem>, seq: &S) {
+    if let Some(e) = seq.total() {
+        acc(slot, e);
+    }
+}
+
+/// The sum of a sequence of tangents, for the tangent of `iter().sum()`.
+#[inline]
+pub fn sum_tangent<S: Seq>(seq: &S, zero: S::Elem) -> S::Elem {
+    seq.total().unwrap_or(zero)
+}
+
+/// An adjoint of an argument, given the shape of the argument: a `Vec` adjoint that the reverse
+/// sweep built shorter is padded with zeros.
+#[inline]
+pub fn fit<T: crate::Differentiable>(adjoint: Option<T::Tangent>, arg: &T) -> T::Tangent {
+    let zero = arg.zero_tangent();
+    match adjoint {
+        Some(a) => crate::Accumulate::accumulate(zero, a),
+        None => zero,
+    }
 }

@@ -593,9 +593,9 @@ fn forward_from_reverse<F: Function<A>, A>(
 ) -> (F::Output, crate::function::Tan<F::Output>) {
     use crate::tangent::Linear;
     let value = f.call(F::clone_args(&args));
-    let mut tangent = crate::function::Tan::<F::Output>::default();
-    for j in 0..<crate::function::Tan<F::Output> as Linear>::DIM {
-        let unit = <crate::function::Tan<F::Output> as Linear>::unit(j);
+    let mut tangent = crate::Differentiable::zero_tangent(&value);
+    for j in 0..tangent.dim() {
+        let unit = tangent.unit_like(j);
         let adjoints = match rule {
             ReverseImpl::Rule(r) => {
                 F::call_reverse_rule(*r, F::clone_args(&args), F::clone_output(&value), unit)
@@ -692,9 +692,9 @@ pub(crate) fn reverse_from_forward<F: Function<A>, A>(
     adjoint: &crate::function::Tan<F::Output>,
 ) -> F::Tangents {
     use crate::tangent::Linear;
-    let mut adjoints = F::Tangents::default();
-    for i in 0..<F::Tangents as Linear>::DIM {
-        let (_, tangent) = rule.call(f, F::clone_args(args), <F::Tangents as Linear>::unit(i));
+    let mut adjoints = F::zero_tangents(args);
+    for i in 0..adjoints.dim() {
+        let (_, tangent) = rule.call(f, F::clone_args(args), adjoints.unit_like(i));
         adjoints.set(i, tangent.dot(adjoint));
     }
     adjoints

@@ -21,20 +21,10 @@ use core::ops::{Add, Mul, Neg, Sub};
 pub trait Differentiable {
     /// The type of a tangent (a directional derivative) of a value of this type; in reverse mode
     /// the type of an adjoint too.
-    type Tangent: Copy
-        + Default
-        + core::fmt::Debug
-        + PartialEq
-        + Send
-        + Sync
-        + Accumulate
-        + Linear
-        + 'static;
+    type Tangent: Clone + core::fmt::Debug + PartialEq + Send + Sync + Accumulate + Linear + 'static;
 
-    /// The zero tangent at this value.
-    fn zero_tangent(&self) -> Self::Tangent {
-        Self::Tangent::default()
-    }
+    /// The zero tangent at this value (for an array or a `Vec`, one zero per element).
+    fn zero_tangent(&self) -> Self::Tangent;
 }
 
 /// The tangent of a value that has no derivative: integers, `bool`, `char`, `()`.
@@ -89,6 +79,10 @@ macro_rules! own_tangent {
     ($($t:ty)*) => {$(
         impl Differentiable for $t {
             type Tangent = $t;
+            #[inline(always)]
+            fn zero_tangent(&self) -> $t {
+                0.0
+            }
         }
     )*};
 }
@@ -98,6 +92,10 @@ macro_rules! no_tangent {
     ($($t:ty),*) => {$(
         impl Differentiable for $t {
             type Tangent = NoTangent;
+            #[inline(always)]
+            fn zero_tangent(&self) -> NoTangent {
+                NoTangent
+            }
         }
     )*};
 }
@@ -207,26 +205,34 @@ tuple_no_derivative! {
 pub trait Accumulate {
     /// The sum of two adjoints.
     fn accumulate(self, other: Self) -> Self;
+    /// Whether every coordinate is exactly zero.
+    fn is_zero(&self) -> bool;
 }
 
-impl Accumulate for f64 {
-    #[inline(always)]
-    fn accumulate(self, other: f64) -> f64 {
-        self + other
-    }
+macro_rules! float_accumulate {
+    ($($t:ty)*) => {$(
+        impl Accumulate for $t {
+            #[inline(always)]
+            fn accumulate(self, other: $t) -> $t {
+                self + other
+            }
+            #[inline(always)]
+            fn is_zero(&self) -> bool {
+                *self == 0.0
+            }
+        }
+    )*};
 }
-
-impl Accumulate for f32 {
-    #[inline(always)]
-    fn accumulate(self, other: f32) -> f32 {
-        self + other
-    }
-}
+float_accumulate!(f32 f64);
 
 impl Accumulate for NoTangent {
     #[inline(always)]
     fn accumulate(self, _: NoTangent) -> NoTangent {
         NoTangent
+    }
+    #[inline(always)]
+    fn is_zero(&self) -> bool {
+        true
     }
 }
 
@@ -236,6 +242,10 @@ macro_rules! tuple_accumulate {
             #[inline(always)]
             fn accumulate(self, other: Self) -> Self {
                 ($(self.$i.accumulate(other.$i),)+)
+            }
+            #[inline(always)]
+            fn is_zero(&self) -> bool {
+                true $(&& self.$i.is_zero())+
             }
         }
     )*};
@@ -249,6 +259,44 @@ tuple_accumulate! {
     (A 0, B 1, C 2, D 3, E 4, F 5)
     (A 0, B 1, C 2, D 3, E 4, F 5, G 6)
     (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7)
+}
+
+impl<T: Accumulate, const N: usize> Accumulate for [T; N] {
+    #[inline]
+    fn accumulate(self, other: Self) -> Self {
+        let mut other = other.into_iter();
+        self.map(|a| match other.next() {
+            Some(b) => a.accumulate(b),
+            None => a,
+        })
+    }
+    #[inline]
+    fn is_zero(&self) -> bool {
+        self.iter().all(Accumulate::is_zero)
+    }
+}
+
+/// The adjoint of a `Vec` may be shorter than the `Vec` while the reverse sweep builds it: the
+/// missing elements are zero.
+impl<T: Accumulate> Accumulate for Vec<T> {
+    #[inline]
+    fn accumulate(mut self, other: Self) -> Self {
+        if self.len() < other.len() {
+            return other.accumulate(self);
+        }
+        let mut rest = self.split_off(other.len());
+        let mut sum: Vec<T> = self
+            .into_iter()
+            .zip(other)
+            .map(|(a, b)| a.accumulate(b))
+            .collect();
+        sum.append(&mut rest);
+        sum
+    }
+    #[inline]
+    fn is_zero(&self) -> bool {
+        self.iter().all(Accumulate::is_zero)
+    }
 }
 
 /// The adjoint that seeds a gradient: 1 for a float result.
@@ -282,17 +330,22 @@ impl Seed for f32 {
 ///
 /// ```
 /// use ad::Linear;
-/// type T = (f64, ad::NoTangent, f32);
-/// assert_eq!(<T as Linear>::DIM, 2);
-/// assert_eq!(<T as Linear>::unit(1), (0.0, ad::NoTangent, 1.0));
+/// let t = (0.0, ad::NoTangent, 0.0_f32);
+/// assert_eq!(t.dim(), 2);
+/// assert_eq!(t.unit_like(1), (0.0, ad::NoTangent, 1.0));
 /// assert_eq!((2.0, ad::NoTangent, 3.0_f32).dot(&(0.5, ad::NoTangent, 2.0)), 7.0);
+/// assert_eq!(vec![0.0; 3].unit_like(2), vec![0.0, 0.0, 1.0]);
 /// ```
-pub trait Linear: Copy + Default {
-    /// Number of scalar coordinates: 1 for a float, 0 for [`NoTangent`], the sum for a tuple.
-    const DIM: usize;
-    /// The unit vector along coordinate `i`.
-    fn unit(i: usize) -> Self {
-        let mut v = Self::default();
+pub trait Linear: Clone {
+    /// Number of scalar coordinates: 1 for a float, 0 for [`NoTangent`], the sum for a tuple, an
+    /// array or a `Vec`.
+    fn dim(&self) -> usize;
+    /// The unit vector along coordinate `i`, of the shape of `self` (the other coordinates zero).
+    fn unit_like(&self, i: usize) -> Self {
+        let mut v = self.clone();
+        for j in 0..v.dim() {
+            v.set(j, 0.0);
+        }
         v.set(i, 1.0);
         v
     }
@@ -303,7 +356,9 @@ pub trait Linear: Copy + Default {
 }
 
 impl Linear for f64 {
-    const DIM: usize = 1;
+    fn dim(&self) -> usize {
+        1
+    }
     fn set(&mut self, _: usize, value: f64) {
         *self = value;
     }
@@ -313,7 +368,9 @@ impl Linear for f64 {
 }
 
 impl Linear for f32 {
-    const DIM: usize = 1;
+    fn dim(&self) -> usize {
+        1
+    }
     #[allow(clippy::cast_possible_truncation)]
     fn set(&mut self, _: usize, value: f64) {
         *self = value as f32;
@@ -324,7 +381,9 @@ impl Linear for f32 {
 }
 
 impl Linear for NoTangent {
-    const DIM: usize = 0;
+    fn dim(&self) -> usize {
+        0
+    }
     fn set(&mut self, _: usize, _: f64) {}
     fn dot(&self, _: &NoTangent) -> f64 {
         0.0
@@ -332,24 +391,65 @@ impl Linear for NoTangent {
 }
 
 impl Linear for () {
-    const DIM: usize = 0;
+    fn dim(&self) -> usize {
+        0
+    }
     fn set(&mut self, _: usize, _: f64) {}
     fn dot(&self, _: &()) -> f64 {
         0.0
     }
 }
 
+/// Coordinate `i` of a sequence of tangents, element by element.
+fn set_in<T: Linear>(elems: &mut [T], mut i: usize, value: f64) {
+    for e in elems {
+        let d = e.dim();
+        if i < d {
+            e.set(i, value);
+            return;
+        }
+        i -= d;
+    }
+}
+
+impl<T: Linear, const N: usize> Linear for [T; N] {
+    fn dim(&self) -> usize {
+        self.iter().map(Linear::dim).sum()
+    }
+    fn set(&mut self, i: usize, value: f64) {
+        set_in(self, i, value);
+    }
+    fn dot(&self, other: &Self) -> f64 {
+        self.iter().zip(other).map(|(a, b)| a.dot(b)).sum()
+    }
+}
+
+impl<T: Linear> Linear for Vec<T> {
+    fn dim(&self) -> usize {
+        self.iter().map(Linear::dim).sum()
+    }
+    fn set(&mut self, i: usize, value: f64) {
+        set_in(self, i, value);
+    }
+    fn dot(&self, other: &Self) -> f64 {
+        self.iter().zip(other).map(|(a, b)| a.dot(b)).sum()
+    }
+}
+
 macro_rules! tuple_linear {
     ($(($($T:ident $i:tt),+))*) => {$(
         impl<$($T: Linear),+> Linear for ($($T,)+) {
-            const DIM: usize = 0 $(+ $T::DIM)+;
+            fn dim(&self) -> usize {
+                0 $(+ self.$i.dim())+
+            }
             fn set(&mut self, i: usize, value: f64) {
                 let mut offset = 0;
                 $(
-                    if (offset..offset + $T::DIM).contains(&i) {
+                    let d = self.$i.dim();
+                    if (offset..offset + d).contains(&i) {
                         self.$i.set(i - offset, value);
                     }
-                    offset += $T::DIM;
+                    offset += d;
                 )+
                 let _ = offset;
             }
@@ -369,3 +469,20 @@ tuple_linear! {
     (A 0, B 1, C 2, D 3, E 4, F 5, G 6)
     (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7)
 }
+
+impl<T: Differentiable, const N: usize> Differentiable for [T; N] {
+    type Tangent = [T::Tangent; N];
+    fn zero_tangent(&self) -> Self::Tangent {
+        core::array::from_fn(|i| self[i].zero_tangent())
+    }
+}
+
+impl<T: Differentiable> Differentiable for Vec<T> {
+    type Tangent = Vec<T::Tangent>;
+    fn zero_tangent(&self) -> Self::Tangent {
+        self.iter().map(Differentiable::zero_tangent).collect()
+    }
+}
+
+impl<T: NoDerivative, const N: usize> NoDerivative for [T; N] {}
+impl<T: NoDerivative> NoDerivative for Vec<T> {}

@@ -204,6 +204,43 @@ tuple_tapeable! {
     (A a, B b, C c, D d, E e, F f, G g, H h, I i; I i, H h, G g, F f, E e, D d, C c, B b, A a)
 }
 
+impl<T: Tapeable, const N: usize> Tapeable for [T; N] {
+    #[inline]
+    fn push_to(self, tape: &mut Tape) {
+        for x in self {
+            x.push_to(tape);
+        }
+    }
+    #[inline]
+    fn pop_from(tape: &mut Tape) -> Self {
+        let mut popped: [Option<T>; N] = core::array::from_fn(|_| None);
+        for slot in popped.iter_mut().rev() {
+            *slot = Some(T::pop_from(tape));
+        }
+        popped.map(|x| x.expect("ad: an array element on the tape"))
+    }
+}
+
+/// A `Vec` goes on the tape as its elements followed by its length.
+impl<T: Tapeable> Tapeable for Vec<T> {
+    #[inline]
+    fn push_to(self, tape: &mut Tape) {
+        let len = self.len();
+        for x in self {
+            x.push_to(tape);
+        }
+        tape.push_word(len as u64);
+    }
+    #[inline]
+    #[allow(clippy::cast_possible_truncation)]
+    fn pop_from(tape: &mut Tape) -> Self {
+        let len = tape.pop_word() as usize;
+        let mut v: Vec<T> = (0..len).map(|_| T::pop_from(tape)).collect();
+        v.reverse();
+        v
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
