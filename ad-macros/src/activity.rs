@@ -156,6 +156,22 @@ fn block(func: &Func, b: &Block, act: &mut Activity, changed: &mut bool) {
                 }
             }
             Inst::Return { .. } => {}
+            Inst::Index { out, var, .. } | Inst::Sum { out, var, .. } => {
+                let a = act.var(*var);
+                set_value(act, *out, a, changed);
+            }
+            Inst::IndexAssign { var, value, .. } => {
+                let x = act.value(*value);
+                set_var(func, act, *var, x, changed);
+            }
+            Inst::Array { out, elems, .. } => {
+                let x = elems.iter().any(|a| act.value(*a));
+                set_value(act, *out, x, changed);
+            }
+            Inst::Repeat { out, elem, .. } => {
+                let x = act.value(*elem);
+                set_value(act, *out, x, changed);
+            }
             Inst::Loop { head, body } => {
                 if let crate::ir::LoopHead::While { cond_block, .. } = head {
                     block(func, cond_block, act, changed);

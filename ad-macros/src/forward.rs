@@ -359,12 +359,9 @@ impl<'a> Forward<'a> {
                     let p = self.p(v, al);
                     quote!(= #p)
                 });
-                let mut ts = quote!(let #m #x #ty #pinit;);
-                if data.known_inactive
-                    && let Some(t) = &data.ty
-                {
-                    ts.extend(self.assert_no_derivative(t));
-                }
+                // The tangent first: a zero tangent made from the value reads it before the
+                // `let` may move it.
+                let mut ts = TokenStream::new();
                 if self.act.var(*var) {
                     let dx = self.var_tangent(*var);
                     let dty = data
@@ -377,17 +374,24 @@ impl<'a> Forward<'a> {
                     });
                     ts.extend(quote!(let #m #dx #dty #tinit;));
                 }
+                ts.extend(quote!(let #m #x #ty #pinit;));
+                if data.known_inactive
+                    && let Some(t) = &data.ty
+                {
+                    ts.extend(self.assert_no_derivative(t));
+                }
                 ts
             }
             Inst::Assign { var, ident, value } => {
                 let x = ident.clone();
                 let p = self.p(*value, al);
-                let mut ts = quote!(#x = #p;);
+                let mut ts = TokenStream::new();
                 if self.act.var(*var) {
                     let dx = Self::tangent_of(ident);
                     let t = self.t_or_zero(*value, al);
                     ts.extend(quote!(#dx = #t;));
                 }
+                ts.extend(quote!(#x = #p;));
                 ts
             }
             Inst::Block { out, block } => {
@@ -413,6 +417,86 @@ impl<'a> Forward<'a> {
                 quote!(return (#p, #t);)
             }
             Inst::Verbatim { tokens, .. } => tokens.clone(),
+            Inst::Index {
+                out,
+                var,
+                ident,
+                index,
+            } => {
+                let i = self.p(*index, al);
+                let tangent = self.act.var(*var).then(|| {
+                    let dx = Self::tangent_of(ident);
+                    quote!(#dx[#i])
+                });
+                self.def(*out, quote!(#ident[#i]), tangent)
+            }
+            Inst::IndexAssign {
+                var,
+                ident,
+                index,
+                value,
+                ..
+            } => {
+                let i = self.p(*index, al);
+                let p = self.p(*value, al);
+                if self.act.var(*var) {
+                    let dx = Self::tangent_of(ident);
+                    let t = self.t_or_zero(*value, al);
+                    // The index is computed once, before the value is stored.
+                    let k = hyg(format!("__k{}", index.0));
+                    quote! {
+                        let #k = #i;
+                        #ident[#k] = #p;
+                        #dx[#k] = #t;
+                    }
+                } else {
+                    quote!(#ident[#i] = #p;)
+                }
+            }
+            Inst::Array { out, elems, vec } => {
+                let ps: Vec<TokenStream> = elems.iter().map(|e| self.p(*e, al)).collect();
+                let ts: Vec<TokenStream> = elems.iter().map(|e| self.t_or_zero(*e, al)).collect();
+                if *vec {
+                    self.def(
+                        *out,
+                        quote!(::std::vec![#(#ps),*]),
+                        Some(quote!(::std::vec![#(#ts),*])),
+                    )
+                } else {
+                    self.def(*out, quote!([#(#ps),*]), Some(quote!([#(#ts),*])))
+                }
+            }
+            Inst::Repeat { out, elem, len } => {
+                let pe = self.p(*elem, al);
+                let te = self.t_or_zero(*elem, al);
+                match len {
+                    crate::ir::Len::Const(n) => {
+                        self.def(*out, quote!([#pe; #n]), Some(quote!([#te; #n])))
+                    }
+                    crate::ir::Len::Vec(n) => {
+                        let n = self.p(*n, al);
+                        self.def(
+                            *out,
+                            quote!(::std::vec![#pe; #n]),
+                            Some(quote!(::std::vec![#te; #n])),
+                        )
+                    }
+                }
+            }
+            Inst::Sum {
+                out,
+                var,
+                ident,
+                tokens,
+                ..
+            } => {
+                let v = hyg(format!("__v{}", out.0));
+                let tangent = self.act.var(*var).then(|| {
+                    let dx = Self::tangent_of(ident);
+                    quote!(#krate::__private::sum_tangent(&#dx, #krate::__private::zero(&#v)))
+                });
+                self.def(*out, tokens.clone(), tangent)
+            }
             Inst::Loop { head, body } => {
                 let mut inner = al.clone();
                 let body = self.block(body, &mut inner);

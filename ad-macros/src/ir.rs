@@ -140,6 +140,42 @@ pub enum Inst {
         head: LoopHead,
         body: Block,
     },
+    /// `base[index]`: an element of a variable that is an array, a `Vec` or a slice.
+    Index {
+        out: Value,
+        var: Var,
+        ident: Ident,
+        index: Value,
+    },
+    /// `base[index] = value`. `id` names the instruction's record.
+    IndexAssign {
+        id: Value,
+        var: Var,
+        ident: Ident,
+        index: Value,
+        value: Value,
+    },
+    /// `[a, b, c]`, or `vec![a, b, c]` when `vec`.
+    Array {
+        out: Value,
+        elems: Vec<Value>,
+        vec: bool,
+    },
+    /// `[elem; len]`, or `vec![elem; len]`.
+    Repeat {
+        out: Value,
+        elem: Value,
+        len: Len,
+    },
+    /// `base.iter().sum()`: `tokens` is the user's expression, which computes the value.
+    Sum {
+        out: Value,
+        var: Var,
+        ident: Ident,
+        tokens: TokenStream,
+        /// `base.len()`, for the reverse sweep.
+        len: Value,
+    },
     /// A statement kept as it is: `assert!`, nested items.
     Verbatim {
         tokens: TokenStream,
@@ -148,6 +184,13 @@ pub enum Inst {
         /// An item (`fn`, `const`, `type`, ...) rather than a statement.
         item: bool,
     },
+}
+
+/// The length of a `[elem; len]` (a constant expression, kept as tokens) or of a
+/// `vec![elem; len]` (a value computed once).
+pub enum Len {
+    Const(TokenStream),
+    Vec(Value),
 }
 
 pub enum LoopHead {

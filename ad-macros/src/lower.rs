@@ -18,6 +18,11 @@ pub struct Lower {
     pending: Vec<(Value, Var)>,
     /// How many loops enclose the code being lowered.
     loop_depth: usize,
+    /// Loop variables bound to elements by `for x in a.iter()`: `x` is a reference in the
+    /// user's code and a value in the derivative, so `*x` reads `x`.
+    element_vars: Vec<Var>,
+    /// Hidden index variables made so far.
+    hidden: u32,
     pub errors: Vec<syn::Error>,
 }
 
@@ -56,7 +61,27 @@ fn supported_value_type(ty: &Type) -> bool {
         Type::Tuple(t) => t.elems.iter().all(supported_value_type),
         Type::Paren(p) => supported_value_type(&p.elem),
         Type::Group(g) => supported_value_type(&g.elem),
-        Type::Path(p) => p.qself.is_none() && p.path.segments.iter().all(|s| s.arguments.is_none()),
+        Type::Array(a) => supported_value_type(&a.elem),
+        Type::Path(p) if p.qself.is_none() => {
+            let (last, init) = p
+                .path
+                .segments
+                .iter()
+                .collect::<Vec<_>>()
+                .split_last()
+                .map(|(l, i)| (*l, i.to_vec()))
+                .expect("a path has a segment");
+            init.iter().all(|s| s.arguments.is_none())
+                && match &last.arguments {
+                    syn::PathArguments::None => true,
+                    syn::PathArguments::AngleBracketed(args)
+                        if last.ident == "Vec" && args.args.len() == 1 =>
+                    {
+                        matches!(&args.args[0], syn::GenericArgument::Type(t) if supported_value_type(t))
+                    }
+                    _ => false,
+                }
+        }
         _ => false,
     }
 }
@@ -69,6 +94,8 @@ impl Lower {
             scopes: vec![HashMap::new()],
             pending: Vec::new(),
             loop_depth: 0,
+            element_vars: Vec::new(),
+            hidden: 0,
             errors: Vec::new(),
         }
     }
@@ -138,7 +165,7 @@ impl Lower {
             }
             ReturnType::Type(_, ty) => {
                 if !supported_value_type(ty) {
-                    self.errors.push(err(ty, "#[differentiable] supports results that are floats, integers, bools or tuples of these; return a tuple of scalars"));
+                    self.errors.push(err(ty, "#[differentiable] supports results that are floats, integers, bools, arrays `[T; N]`, `Vec<T>` or tuples of these; return one of those"));
                 }
                 (**ty).clone()
             }
@@ -149,7 +176,7 @@ impl Lower {
                 FnArg::Receiver(r) => self.errors.push(err(r, "#[differentiable] does not support methods; write a free function that takes the value as an argument")),
                 FnArg::Typed(pt) => {
                     if !supported_value_type(&pt.ty) {
-                        self.errors.push(err(&pt.ty, "#[differentiable] supports parameters that are floats, integers, bools or tuples of these; pass the scalars as separate arguments"));
+                        self.errors.push(err(&pt.ty, "#[differentiable] supports parameters that are floats, integers, bools, arrays `[T; N]`, `Vec<T>` or tuples of these; pass the values in one of those"));
                     }
                     let (ident, mutable) = match &*pt.pat {
                         Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => (p.ident.clone(), p.mutability.is_some()),
@@ -400,6 +427,50 @@ impl Lower {
 
     fn stmt_expr(&mut self, e: &Expr, out: &mut Vec<Inst>) {
         match e {
+            Expr::Assign(a) if matches!(&*a.left, Expr::Index(_)) => {
+                let Expr::Index(ix) = &*a.left else {
+                    unreachable!()
+                };
+                let Some((var, ident, index)) = self.index_target(ix, out) else {
+                    return;
+                };
+                let value = self.expr(&a.right, out);
+                self.index_assign(var, ident, index, value, a.span(), out);
+            }
+            Expr::Binary(b) if is_compound(&b.op) && matches!(&*b.left, Expr::Index(_)) => {
+                let Expr::Index(ix) = &*b.left else {
+                    unreachable!()
+                };
+                let Some((var, ident, index)) = self.index_target(ix, out) else {
+                    return;
+                };
+                let rhs = self.expr(&b.right, out);
+                let lhs = self.value(b.left.span());
+                out.push(Inst::Index {
+                    out: lhs,
+                    var,
+                    ident: ident.clone(),
+                    index,
+                });
+                let result = self.value(b.span());
+                let op_tokens = compound_base(&b.op);
+                match arith_of_compound(&b.op) {
+                    Some(op) => out.push(Inst::Arith {
+                        out: result,
+                        op,
+                        a: lhs,
+                        b: rhs,
+                        op_tokens,
+                    }),
+                    None => out.push(Inst::Inactive {
+                        out: result,
+                        a: lhs,
+                        b: rhs,
+                        op_tokens,
+                    }),
+                }
+                self.index_assign(var, ident, index, result, b.span(), out);
+            }
             Expr::Assign(a) => {
                 let Some((var, ident)) = self.local_var(&a.left) else {
                     self.errors.push(err(&a.left, "#[differentiable] supports assignment to local variables only; bind the result with `let`"));
@@ -523,14 +594,21 @@ impl Lower {
                 "#[differentiable] does not support labelled loops; use a condition variable",
             ));
         }
-        let iter = self.verbatim(
-            &f.expr,
-            out,
-            Some(Unsupported::with_fix(
-                "a `for` loop over values",
-                "loop over integers, such as `for i in 0..n`",
-            )),
-        );
+        match self.element_source(&f.expr) {
+            Some(Ok(src)) => return self.element_loop(f, &src, out),
+            Some(Err(e)) => {
+                self.errors.push(e);
+                return;
+            }
+            None => {}
+        }
+        // A range of integers may read anything (`0..a.len()`); any other iterator must not
+        // yield values that carry a derivative.
+        let only_inactive = (!is_integer_range(&f.expr)).then_some(Unsupported::with_fix(
+            "a `for` loop over values",
+            "loop over integers (`for i in 0..n`) or over the elements of a variable (`for x in a.iter()`)",
+        ));
+        let iter = self.verbatim(&f.expr, out, only_inactive);
         self.scopes.push(HashMap::new());
         let mut loop_var = None;
         let pat = match &*f.pat {
@@ -560,6 +638,46 @@ impl Lower {
             },
             body: Block {
                 insts: body.insts,
+                result: None,
+            },
+        });
+    }
+
+    /// `for x in a.iter()` and its kin: a loop over a hidden index, whose body starts by binding
+    /// the pattern to the elements at that index.
+    fn element_loop(&mut self, f: &syn::ExprForLoop, src: &Source, out: &mut Vec<Inst>) {
+        let mut reads = Vec::new();
+        Self::source_vars(src, &mut reads);
+        let len = Self::source_len(src);
+        let iter = self.value(f.expr.span());
+        out.push(Inst::Opaque {
+            out: iter,
+            tokens: quote!(0..#len),
+            reads,
+            may_write: false,
+            only_inactive: None,
+        });
+        self.scopes.push(HashMap::new());
+        let ident = Ident::new(&format!("__ad_i{}", self.hidden), Span::mixed_site());
+        self.hidden += 1;
+        let index = self.new_var(ident.clone(), None, false);
+        self.vars[index.0 as usize].known_inactive = true;
+        self.bind(index);
+        let mut insts = Vec::new();
+        self.bind_elements(&f.pat, src, (index, &ident), &mut insts);
+        self.loop_depth += 1;
+        let body = self.block(&f.body);
+        self.loop_depth -= 1;
+        self.scopes.pop();
+        insts.extend(body.insts);
+        out.push(Inst::Loop {
+            head: crate::ir::LoopHead::For {
+                pat: ident.to_token_stream(),
+                var: Some(index),
+                iter,
+            },
+            body: Block {
+                insts,
                 result: None,
             },
         });
@@ -683,6 +801,13 @@ impl Lower {
                     v
                 }
                 UnOp::Not(_) => self.verbatim(e, out, None),
+                UnOp::Deref(_)
+                    if self
+                        .local_var(&u.expr)
+                        .is_some_and(|(var, _)| self.element_vars.contains(&var)) =>
+                {
+                    self.expr(&u.expr, out)
+                }
                 _ => {
                     self.errors.push(err(u, "#[differentiable] does not support dereferencing here; pass values, not references"));
                     self.dummy(out, u.span())
@@ -784,6 +909,7 @@ impl Lower {
                 ));
                 self.dummy(out, e.span())
             }
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => self.vec_macro(m, out),
             Expr::Macro(m) => {
                 let v = self.value(m.span());
                 let reads = self.reads_of(&m.mac.tokens);
@@ -824,9 +950,38 @@ impl Lower {
                     "write it with `if`/`else`",
                 )),
             ),
-            Expr::Index(_) => self.verbatim(e, out, Some(Unsupported::new("indexing"))),
-            Expr::Array(_) | Expr::Repeat(_) => {
-                self.verbatim(e, out, Some(Unsupported::new("an array")))
+            Expr::Index(ix) => match self.index_target(ix, out) {
+                Some((var, ident, index)) => {
+                    let v = self.value(ix.span());
+                    out.push(Inst::Index {
+                        out: v,
+                        var,
+                        ident,
+                        index,
+                    });
+                    v
+                }
+                None => self.dummy(out, ix.span()),
+            },
+            Expr::Array(a) => {
+                let elems = a.elems.iter().map(|e| self.expr(e, out)).collect();
+                let v = self.value(a.span());
+                out.push(Inst::Array {
+                    out: v,
+                    elems,
+                    vec: false,
+                });
+                v
+            }
+            Expr::Repeat(r) => {
+                let elem = self.expr(&r.expr, out);
+                let v = self.value(r.span());
+                out.push(Inst::Repeat {
+                    out: v,
+                    elem,
+                    len: crate::ir::Len::Const(r.len.to_token_stream()),
+                });
+                v
             }
             Expr::Closure(_) => self.verbatim(
                 e,
@@ -844,6 +999,303 @@ impl Lower {
                 self.errors.push(err(other, "#[differentiable] does not support this expression; move it into a function with a #[custom_rule]"));
                 self.dummy(out, other.span())
             }
+        }
+    }
+
+    /// The variable and index of `base[index]`; `None` after reporting an error.
+    fn index_target(
+        &mut self,
+        ix: &syn::ExprIndex,
+        out: &mut Vec<Inst>,
+    ) -> Option<(Var, Ident, Value)> {
+        if let Expr::Range(r) = &*ix.index {
+            self.errors.push(err(r, "#[differentiable] does not support slicing (`a[i..j]`); index elements one by one (`a[i]`) in a loop over the range"));
+            return None;
+        }
+        let Some((var, ident)) = self.local_var(&ix.expr) else {
+            self.errors.push(err(&ix.expr, "#[differentiable] supports indexing a variable only (a parameter or a `let`); bind the value first: `let row = ...; row[i]`"));
+            return None;
+        };
+        let index = self.expr(&ix.index, out);
+        Some((var, ident, index))
+    }
+
+    fn index_assign(
+        &mut self,
+        var: Var,
+        ident: Ident,
+        index: Value,
+        value: Value,
+        span: Span,
+        out: &mut Vec<Inst>,
+    ) {
+        let name = ident.to_string();
+        for (read, v) in &self.pending {
+            if self.vars[v.0 as usize].ident == name {
+                self.values[read.0 as usize].needs_copy = true;
+            }
+        }
+        let id = self.value(span);
+        out.push(Inst::IndexAssign {
+            id,
+            var,
+            ident,
+            index,
+            value,
+        });
+    }
+
+    /// `vec![a, b]` or `vec![e; n]`.
+    fn vec_macro(&mut self, m: &syn::ExprMacro, out: &mut Vec<Inst>) -> Value {
+        enum VecArgs {
+            List(Vec<Expr>),
+            Repeat(Box<(Expr, Expr)>),
+        }
+        let parser = |input: syn::parse::ParseStream| -> syn::Result<VecArgs> {
+            if input.is_empty() {
+                return Ok(VecArgs::List(Vec::new()));
+            }
+            let first: Expr = input.parse()?;
+            if input.peek(syn::Token![;]) {
+                let _: syn::Token![;] = input.parse()?;
+                let len: Expr = input.parse()?;
+                return Ok(VecArgs::Repeat(Box::new((first, len))));
+            }
+            let mut elems = vec![first];
+            while !input.is_empty() {
+                let _: syn::Token![,] = input.parse()?;
+                if input.is_empty() {
+                    break;
+                }
+                elems.push(input.parse()?);
+            }
+            Ok(VecArgs::List(elems))
+        };
+        let args = match syn::parse::Parser::parse2(parser, m.mac.tokens.clone()) {
+            Ok(args) => args,
+            Err(e) => {
+                self.errors.push(e);
+                return self.dummy(out, m.span());
+            }
+        };
+        match args {
+            VecArgs::List(elems) => {
+                let elems = elems.iter().map(|e| self.expr(e, out)).collect();
+                let v = self.value(m.span());
+                out.push(Inst::Array {
+                    out: v,
+                    elems,
+                    vec: true,
+                });
+                v
+            }
+            VecArgs::Repeat(pair) => {
+                let (elem, len) = *pair;
+                let elem = self.expr(&elem, out);
+                let len = self.verbatim(&len, out, None);
+                let v = self.value(m.span());
+                out.push(Inst::Repeat {
+                    out: v,
+                    elem,
+                    len: crate::ir::Len::Vec(len),
+                });
+                v
+            }
+        }
+    }
+
+    /// The variable `a` of `a.iter().sum()` (also with `.copied()` or `.cloned()`).
+    fn summed_var(&mut self, recv: &Expr) -> Option<(Var, Ident)> {
+        match recv {
+            Expr::MethodCall(m) if m.args.is_empty() && m.turbofish.is_none() => {
+                match m.method.to_string().as_str() {
+                    "iter" | "into_iter" => self.local_var(&m.receiver),
+                    "copied" | "cloned" => self.summed_var(&m.receiver),
+                    _ => None,
+                }
+            }
+            Expr::Paren(p) => self.summed_var(&p.expr),
+            _ => None,
+        }
+    }
+
+    /// What a `for` loop iterates over, when it is the elements of variables:
+    /// `a.iter()`, `&a`, with `.copied()`, `.enumerate()` and `.zip(..)`.
+    fn element_source(&mut self, e: &Expr) -> Option<Result<Source, syn::Error>> {
+        match e {
+            Expr::Paren(p) => self.element_source(&p.expr),
+            Expr::Reference(r) if r.mutability.is_none() => {
+                let (var, ident) = self.local_var(&r.expr)?;
+                Some(Ok(Source::Elems(var, ident)))
+            }
+            Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                match (name.as_str(), m.args.len()) {
+                    ("iter", 0) => {
+                        let (var, ident) = self.local_var(&m.receiver)?;
+                        Some(Ok(Source::Elems(var, ident)))
+                    }
+                    ("copied" | "cloned", 0) => self.element_source(&m.receiver),
+                    ("enumerate", 0) => Some(
+                        self.element_source(&m.receiver)?
+                            .map(|s| Source::Enumerate(Box::new(s))),
+                    ),
+                    ("zip", 1) => {
+                        let left = self.element_source(&m.receiver)?;
+                        let arg = &m.args[0];
+                        let right = match self.element_source(arg) {
+                            Some(r) => r,
+                            None => match self.local_var(arg) {
+                                Some((var, ident)) => Ok(Source::Elems(var, ident)),
+                                None => Err(err(
+                                    arg,
+                                    "#[differentiable] can zip with the elements of a variable only: `.zip(b.iter())` or `.zip(&b)`",
+                                )),
+                            },
+                        };
+                        Some(
+                            left.and_then(|l| right.map(|r| Source::Zip(Box::new(l), Box::new(r)))),
+                        )
+                    }
+                    ("iter_mut", _) => Some(Err(err(
+                        m,
+                        "#[differentiable] does not support `iter_mut`; write the elements by index: `for i in 0..a.len() { a[i] = ...; }`",
+                    ))),
+                    _ => {
+                        // An adapter over elements: `a.iter().map(..)`, `.rev()`, `.skip(..)`.
+                        if self.element_source(&m.receiver).is_some() {
+                            Some(Err(err(
+                                &m.method,
+                                format!(
+                                    "#[differentiable] does not support `.{name}(..)` in a `for` loop over elements; loop over indices instead: `for i in 0..a.len()`"
+                                ),
+                            )))
+                        } else {
+                            None
+                        }
+                    }
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The expression that counts the elements a source yields.
+    fn source_len(src: &Source) -> TokenStream {
+        match src {
+            Source::Elems(_, ident) => quote!(#ident.len()),
+            Source::Enumerate(inner) => Self::source_len(inner),
+            Source::Zip(a, b) => {
+                let (la, lb) = (Self::source_len(a), Self::source_len(b));
+                quote!(::core::cmp::min(#la, #lb))
+            }
+        }
+    }
+
+    fn source_vars(src: &Source, vars: &mut Vec<Var>) {
+        match src {
+            Source::Elems(var, _) => vars.push(*var),
+            Source::Enumerate(inner) => Self::source_vars(inner, vars),
+            Source::Zip(a, b) => {
+                Self::source_vars(a, vars);
+                Self::source_vars(b, vars);
+            }
+        }
+    }
+
+    /// Binds the loop pattern to the elements at the hidden index `index`.
+    fn bind_elements(
+        &mut self,
+        pat: &Pat,
+        src: &Source,
+        index: (Var, &Ident),
+        out: &mut Vec<Inst>,
+    ) {
+        let pat = match pat {
+            Pat::Paren(p) => &*p.pat,
+            other => other,
+        };
+        if let Pat::Wild(_) = pat {
+            return;
+        }
+        let read_index = |this: &mut Self, out: &mut Vec<Inst>| {
+            let v = this.value(Span::call_site());
+            out.push(Inst::Read {
+                out: v,
+                var: index.0,
+                ident: index.1.clone(),
+            });
+            v
+        };
+        match (src, pat) {
+            (Source::Elems(var, ident), _) => {
+                let (name, by_ref) = match pat {
+                    Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => (p, true),
+                    Pat::Reference(r) if r.mutability.is_none() => {
+                        match &*r.pat {
+                            Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => (p, false),
+                            other => {
+                                self.errors.push(err(other, "#[differentiable] supports a name or `&name` for an element here"));
+                                return;
+                            }
+                        }
+                    }
+                    other => {
+                        self.errors.push(err(
+                            other,
+                            "#[differentiable] supports a name, `&name` or `_` for an element here",
+                        ));
+                        return;
+                    }
+                };
+                let i = read_index(self, out);
+                let elem = self.value(name.span());
+                out.push(Inst::Index {
+                    out: elem,
+                    var: *var,
+                    ident: ident.clone(),
+                    index: i,
+                });
+                let x = self.new_var(name.ident.clone(), None, name.mutability.is_some());
+                out.push(Inst::Let {
+                    var: x,
+                    init: Some(elem),
+                });
+                if by_ref {
+                    self.element_vars.push(x);
+                }
+                self.bind(x);
+            }
+            (Source::Enumerate(inner), Pat::Tuple(t)) if t.elems.len() == 2 => {
+                match &t.elems[0] {
+                    Pat::Wild(_) => {}
+                    Pat::Ident(p)
+                        if p.by_ref.is_none() && p.subpat.is_none() && p.mutability.is_none() =>
+                    {
+                        let i = read_index(self, out);
+                        let x = self.new_var(p.ident.clone(), None, false);
+                        self.vars[x.0 as usize].known_inactive = true;
+                        out.push(Inst::Let {
+                            var: x,
+                            init: Some(i),
+                        });
+                        self.bind(x);
+                    }
+                    other => self.errors.push(err(
+                        other,
+                        "#[differentiable] supports a name or `_` for the index of `enumerate`",
+                    )),
+                }
+                self.bind_elements(&t.elems[1], inner, index, out);
+            }
+            (Source::Zip(a, b), Pat::Tuple(t)) if t.elems.len() == 2 => {
+                self.bind_elements(&t.elems[0], a, index, out);
+                self.bind_elements(&t.elems[1], b, index, out);
+            }
+            (_, other) => self.errors.push(err(
+                other,
+                "#[differentiable] expects a pair `(a, b)` here, as `enumerate` and `zip` yield",
+            )),
         }
     }
 
@@ -875,8 +1327,37 @@ impl Lower {
             });
             return v;
         }
-        if prims::INACTIVE_METHODS.contains(&name.as_str()) {
+        if prims::INACTIVE_METHODS.contains(&name.as_str())
+            || CONTAINER_INACTIVE.contains(&name.as_str())
+        {
             return self.verbatim(&Expr::MethodCall(m.clone()), out, None);
+        }
+        if let Some(range) = sliced(&m.receiver) {
+            self.errors.push(err(range, "#[differentiable] does not support slicing (`a[i..j]`); index elements one by one (`a[i]`) in a loop over the range"));
+            return self.dummy(out, m.span());
+        }
+        if name == "sum"
+            && m.args.is_empty()
+            && let Some((var, ident)) = self.summed_var(&m.receiver)
+        {
+            let tokens = Expr::MethodCall(m.clone()).to_token_stream();
+            let len = self.value(m.span());
+            out.push(Inst::Opaque {
+                out: len,
+                tokens: quote!(#ident.len()),
+                reads: vec![var],
+                may_write: false,
+                only_inactive: None,
+            });
+            let v = self.value(m.span());
+            out.push(Inst::Sum {
+                out: v,
+                var,
+                ident,
+                tokens,
+                len,
+            });
+            return v;
         }
         self.verbatim(&Expr::MethodCall(m.clone()), out, Some(Unsupported::with_fix("this method call", "the float methods that are differentiated are listed in the README; for anything else call a function (with #[differentiable] or a #[custom_rule]) instead of a method")))
     }
@@ -954,6 +1435,34 @@ fn is_read_only_method(name: &str) -> bool {
     prims::lookup(name).is_some()
         || prims::INACTIVE_METHODS.contains(&name)
         || READ_ONLY_METHODS.contains(&name)
+}
+
+/// The range of a slicing `a[i..j]` at the root of a chain of method calls.
+fn sliced(e: &Expr) -> Option<&syn::ExprRange> {
+    match e {
+        Expr::MethodCall(m) => sliced(&m.receiver),
+        Expr::Paren(p) => sliced(&p.expr),
+        Expr::Reference(r) => sliced(&r.expr),
+        Expr::Index(ix) => match &*ix.index {
+            Expr::Range(r) => Some(r),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether an expression is a range of integers: `a..b`, `a..=b`, with `.rev()` or
+/// `.step_by(k)`.
+fn is_integer_range(e: &Expr) -> bool {
+    match e {
+        Expr::Range(_) => true,
+        Expr::Paren(p) => is_integer_range(&p.expr),
+        Expr::MethodCall(m) => {
+            matches!(m.method.to_string().as_str(), "rev" | "step_by")
+                && is_integer_range(&m.receiver)
+        }
+        _ => false,
+    }
 }
 
 /// Whether every path through an instruction returns.
@@ -1099,6 +1608,17 @@ const READ_ONLY_MACROS: &[&str] = &[
     "unreachable",
     "panic",
 ];
+
+/// Methods of arrays, slices and `Vec`s whose result carries no derivative.
+const CONTAINER_INACTIVE: &[&str] = &["len", "is_empty"];
+
+/// What a `for` loop over elements iterates over.
+enum Source {
+    /// The elements of a variable.
+    Elems(Var, Ident),
+    Enumerate(Box<Source>),
+    Zip(Box<Source>, Box<Source>),
+}
 
 /// Methods known not to change their receiver, besides the float primitives.
 const READ_ONLY_METHODS: &[&str] = &[

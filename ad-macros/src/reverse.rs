@@ -40,6 +40,11 @@ fn x_ident(var: Var) -> Ident {
     hyg(&format!("__x{}", var.0))
 }
 
+/// The type witness of an indexed variable (`Option<Ty<T>>`), which gives its adjoint a type.
+fn k_ident(var: Var) -> Ident {
+    hyg(&format!("__k{}", var.0))
+}
+
 /// Record slot of the instruction defining `v`.
 fn s_ident(v: Value) -> Ident {
     hyg(&format!("__s{}", v.0))
@@ -66,6 +71,8 @@ pub struct Reverse<'a> {
     in_loop: HashSet<u32>,
     /// Loop depth during `scan`.
     depth: usize,
+    /// Variables whose elements are read or written by index.
+    indexed: HashSet<u32>,
 }
 
 impl<'a> Reverse<'a> {
@@ -84,6 +91,7 @@ impl<'a> Reverse<'a> {
             loops: HashMap::new(),
             in_loop: HashSet::new(),
             depth: 0,
+            indexed: HashSet::new(),
         };
         r.scan(&func.body);
         // Which adjoints receive something is a backward flow from the result and the returns:
@@ -187,6 +195,28 @@ impl<'a> Reverse<'a> {
                 }
                 Inst::Loop { body, .. } => {
                     self.flow(body);
+                }
+                Inst::Index { out, var, .. } | Inst::Sum { out, var, .. } => {
+                    if self.has(*out) && self.act.var(*var) {
+                        self.var_contributed.insert(var.0);
+                    }
+                }
+                Inst::IndexAssign { var, value, .. } => {
+                    if self.var_contributed.contains(&var.0) {
+                        self.contribute(*value);
+                    }
+                }
+                Inst::Array { out, elems, .. } => {
+                    if self.has(*out) {
+                        for e in elems {
+                            self.contribute(*e);
+                        }
+                    }
+                }
+                Inst::Repeat { out, elem, .. } => {
+                    if self.has(*out) {
+                        self.contribute(*elem);
+                    }
                 }
                 Inst::Return { value } => self.contribute(*value),
                 Inst::Const { .. }
@@ -319,6 +349,32 @@ impl<'a> Reverse<'a> {
                     self.scan(body);
                     self.depth -= 1;
                 }
+                Inst::Index { out, var, .. } | Inst::Sum { out, var, .. } => {
+                    if self.active(*out) {
+                        self.var_contributed.insert(var.0);
+                        self.indexed.insert(var.0);
+                        self.note_record(*out);
+                    }
+                }
+                Inst::IndexAssign { id, var, value, .. } => {
+                    if self.act.var(*var) {
+                        self.contribute(*value);
+                        self.indexed.insert(var.0);
+                        self.note_record(*id);
+                    }
+                }
+                Inst::Array { out, elems, .. } => {
+                    if self.active(*out) {
+                        for e in elems {
+                            self.contribute(*e);
+                        }
+                    }
+                }
+                Inst::Repeat { out, elem, .. } => {
+                    if self.active(*out) {
+                        self.contribute(*elem);
+                    }
+                }
                 Inst::Return { value } => {
                     let k = self.returns.len() as u32 + 1;
                     self.returns.insert(std::ptr::from_ref(inst), k);
@@ -385,13 +441,13 @@ impl<'a> Reverse<'a> {
             tangent_types.push(quote!(<#ty as #krate::__private::Differentiable>::Tangent));
             if self.var_contributed.contains(&p.var.0) {
                 let x = x_ident(p.var);
-                adjoints_out.push(quote!(#x.unwrap_or_else(|| #krate::__private::zero(&#ident))));
+                adjoints_out.push(quote!(#krate::__private::fit(#x, &#ident)));
             } else {
                 adjoints_out.push(quote!(#krate::__private::zero(&#ident)));
             }
         }
         let ret = &func.ret;
-        let slots: Vec<TokenStream> = self
+        let mut slots: Vec<TokenStream> = self
             .recorded
             .iter()
             .map(|v| {
@@ -399,6 +455,21 @@ impl<'a> Reverse<'a> {
                 quote!(let mut #s = ::core::option::Option::None;)
             })
             .collect();
+        let mut indexed: Vec<u32> = self.indexed.iter().copied().collect();
+        indexed.sort_unstable();
+        for v in indexed {
+            let k = k_ident(Var(v));
+            let init = func
+                .params
+                .iter()
+                .find(|p| p.var.0 == v)
+                .map(|p| {
+                    let ident = &func.vars[p.var.0 as usize].ident;
+                    quote!(::core::option::Option::Some(#krate::__private::type_of(&#ident)))
+                })
+                .unwrap_or_else(|| quote!(::core::option::Option::None));
+            slots.push(quote!(let mut #k = #init;));
+        }
 
         // Items declared in the body serve both sweeps (a cast may name a local type alias):
         // they stand first, outside the forward sweep's block.
@@ -563,13 +634,13 @@ impl<'a> Reverse<'a> {
         let s = s_ident(out);
         let r = hyg("__rec");
         let push = if self.in_loop.contains(&out.0) {
-            quote!(#tape.push(#r);)
+            quote!(#tape.push(::core::clone::Clone::clone(&#r));)
         } else {
             let joint = hyg("__joint");
-            quote!(if !#joint { #tape.push(#r); })
+            quote!(if !#joint { #tape.push(::core::clone::Clone::clone(&#r)); })
         };
         quote! {
-            let #r = (#(#values,)*);
+            let #r = (#(::core::clone::Clone::clone(&#values),)*);
             #push
             #s = ::core::option::Option::Some(#r);
         }
@@ -693,8 +764,13 @@ impl<'a> Reverse<'a> {
                     quote!(#tape, (#(#pargs,)*)),
                     callee,
                 );
-                let mut ts = quote!(let #v = #call;);
-                ts.extend(self.record(*out, &[quote!((#(#pargs,)*)), quote!(#v)]));
+                // The arguments are kept before the call takes them.
+                let kept = hyg("__args");
+                let mut ts = quote! {
+                    let #kept = (#(::core::clone::Clone::clone(&#pargs),)*);
+                    let #v = #call;
+                };
+                ts.extend(self.record(*out, &[quote!(#kept), quote!(#v)]));
                 ts
             }
             Inst::Cast { out, a, ty } => {
@@ -727,7 +803,15 @@ impl<'a> Reverse<'a> {
                     quote!(= #p)
                 });
                 let witness = self.binding_witness(*var);
-                quote!(let #m #x #ty #pinit; #witness)
+                let kind = self.indexed.contains(&var.0).then(|| {
+                    let k = k_ident(*var);
+                    match (init, &data.ty) {
+                        (Some(_), _) => quote!(#k = ::core::option::Option::Some(#krate::__private::type_of(&#x));),
+                        (None, Some(t)) => quote!(#k = ::core::option::Option::Some(::core::marker::PhantomData::<fn() -> #t>);),
+                        (None, None) => TokenStream::new(),
+                    }
+                });
+                quote!(let #m #x #ty #pinit; #witness #kind)
             }
             Inst::Assign { ident, value, var } => {
                 let p = self.p(*value, al);
@@ -788,6 +872,75 @@ impl<'a> Reverse<'a> {
                 TokenStream::new()
             }
             Inst::Verbatim { tokens, .. } => tokens.clone(),
+            Inst::Index {
+                out,
+                var,
+                ident,
+                index,
+            } => {
+                let check = self.binding_check(*var, ident);
+                let i = self.p(*index, al);
+                let mut ts = check;
+                ts.extend(Self::def(*out, quote!(#ident[#i])));
+                if self.active(*out) {
+                    ts.extend(self.record(*out, &[i]));
+                }
+                ts
+            }
+            Inst::IndexAssign {
+                id,
+                var,
+                ident,
+                index,
+                value,
+            } => {
+                let check = self.binding_check(*var, ident);
+                let i = self.p(*index, al);
+                let p = self.p(*value, al);
+                let mut ts = check;
+                if self.act.var(*var) {
+                    let k = hyg(&format!("__i{}", id.0));
+                    ts.extend(quote!(let #k: usize = #i; #ident[#k] = #p;));
+                    ts.extend(self.record(*id, &[quote!(#k)]));
+                } else {
+                    ts.extend(quote!(#ident[#i] = #p;));
+                }
+                ts
+            }
+            Inst::Array { out, elems, vec } => {
+                let ps: Vec<TokenStream> = elems.iter().map(|e| self.p(*e, al)).collect();
+                if *vec {
+                    Self::def(*out, quote!(::std::vec![#(#ps),*]))
+                } else {
+                    Self::def(*out, quote!([#(#ps),*]))
+                }
+            }
+            Inst::Repeat { out, elem, len } => {
+                let pe = self.p(*elem, al);
+                match len {
+                    crate::ir::Len::Const(n) => Self::def(*out, quote!([#pe; #n])),
+                    crate::ir::Len::Vec(n) => {
+                        let n = self.p(*n, al);
+                        Self::def(*out, quote!(::std::vec![#pe; #n]))
+                    }
+                }
+            }
+            Inst::Sum {
+                out,
+                var,
+                ident,
+                tokens,
+                len,
+            } => {
+                let check = self.binding_check(*var, ident);
+                let mut ts = check;
+                ts.extend(Self::def(*out, tokens.clone()));
+                if self.active(*out) {
+                    let n = self.p(*len, al);
+                    ts.extend(self.record(*out, &[n]));
+                }
+                ts
+            }
             Inst::Loop { head, body } => {
                 // The trip count goes on the tape after the loop: the reverse sweep runs the
                 // body's reverse that many times, each popping one iteration's records.
@@ -885,6 +1038,61 @@ impl<'a> Reverse<'a> {
                 }
                 let x = x_ident(*var);
                 self.with_adjoint(*out, quote!(#krate::__private::acc(&mut #x, #g);))
+            }
+            Inst::Index { out, var, .. } | Inst::Sum { out, var, .. } => {
+                if !self.active(*out) {
+                    return TokenStream::new();
+                }
+                let pop = self.pop_record(*out);
+                let body = if self.var_contributed.contains(&var.0) {
+                    let (x, k) = (x_ident(*var), k_ident(*var));
+                    let f = if matches!(inst, Inst::Index { .. }) {
+                        quote!(acc_at)
+                    } else {
+                        quote!(acc_each)
+                    };
+                    self.with_adjoint(*out, quote!(#krate::__private::#f(&mut #x, &#k, #r.0, #g);))
+                } else {
+                    TokenStream::new()
+                };
+                quote!(let #r = #pop; #body)
+            }
+            Inst::IndexAssign { id, var, value, .. } => {
+                if !self.act.var(*var) {
+                    return TokenStream::new();
+                }
+                let pop = self.pop_record(*id);
+                let body = if self.var_contributed.contains(&var.0) {
+                    // The element's adjoint goes to the value stored, and the element before the
+                    // store receives nothing from what came after it.
+                    let (x, k) = (x_ident(*var), k_ident(*var));
+                    let add = self.acc(*value, quote!(#g));
+                    quote! {
+                        if let ::core::option::Option::Some(#g) = #krate::__private::take_at(&mut #x, &#k, #r.0) {
+                            #add
+                        }
+                    }
+                } else {
+                    TokenStream::new()
+                };
+                quote!(let #r = #pop; #body)
+            }
+            Inst::Array { out, elems, .. } => {
+                let mut body = TokenStream::new();
+                for (i, e) in elems.iter().enumerate() {
+                    if self.contributed.contains(&e.0) {
+                        let b = b_ident(*e);
+                        body.extend(quote!(#krate::__private::acc_elem(&mut #b, &#g, #i);));
+                    }
+                }
+                self.with_adjoint(*out, body)
+            }
+            Inst::Repeat { out, elem, .. } => {
+                if !self.contributed.contains(&elem.0) {
+                    return TokenStream::new();
+                }
+                let b = b_ident(*elem);
+                self.with_adjoint(*out, quote!(#krate::__private::acc_total(&mut #b, &#g);))
             }
             Inst::Neg { out, a } => {
                 self.with_adjoint(*out, self.acc(*a, quote!(::core::ops::Neg::neg(#g))))

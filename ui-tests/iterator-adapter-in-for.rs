@@ -1,0 +1,12 @@
+use ad::differentiable;
+
+#[differentiable]
+fn f(v: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for y in v.iter().rev() {
+        s = s * 0.5 + y;
+    }
+    s
+}
+
+fn main() {}
