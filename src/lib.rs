@@ -58,7 +58,7 @@ pub use ad_macros::custom_rule;
 
 pub use ad_runtime::{
     Accumulate, Differentiable, Error, ForwardClosure, Function, Linear, Location, Mode,
-    NoDerivative, NoTangent, Origin, ReverseClosure, Seed, Tan, grad, jvp, try_jvp,
+    NoDerivative, NoTangent, Origin, ReverseClosure, Seed, ShapeMismatch, Tan, grad, jvp, try_jvp,
     try_value_and_grad, try_vjp, value_and_grad, vjp,
 };
 

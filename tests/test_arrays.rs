@@ -169,3 +169,36 @@ fn literals_forward_and_reverse() {
     let (_, d) = ad::jvp(literals, (x, y), (0.0, 1.0));
     assert!(close(d, gy, 1e-12));
 }
+
+/// The same constructs in `f32`.
+#[differentiable]
+fn norm32(v: Vec<f32>, scale: [f32; 2]) -> f32 {
+    let mut s = 0.0;
+    for (i, x) in v.iter().enumerate() {
+        s += x * x * scale[i % 2];
+    }
+    s.sqrt()
+}
+
+/// f32 against the closed form d/dv_i sqrt(sum w_i v_i^2) = w_i v_i / norm: the f32 evaluation
+/// has a relative error of a few ulps (~1e-6), so 1e-5 relative is a safe bound.
+#[test]
+fn f32_vectors_and_arrays() {
+    let v = vec![0.5f32, -1.5, 2.0];
+    let scale = [1.0f32, 3.0];
+    let norm = norm32(v.clone(), scale);
+    let (value, (gv, gs)) = ad::value_and_grad(norm32, (v.clone(), scale));
+    assert_eq!(value, norm);
+    for i in 0..3 {
+        let expected = scale[i % 2] * v[i] / norm;
+        assert!((gv[i] - expected).abs() <= 1e-5 * expected.abs().max(1.0));
+    }
+    let expected0 = (v[0] * v[0] + v[2] * v[2]) / (2.0 * norm);
+    assert!((gs[0] - expected0).abs() <= 1e-5 * expected0.abs().max(1.0));
+    let (_, d) = ad::jvp(
+        norm32,
+        (v.clone(), scale),
+        (vec![0.0, 1.0, 0.0], [0.0, 0.0]),
+    );
+    assert!((d - gv[1]).abs() <= 1e-5);
+}

@@ -197,3 +197,66 @@ fn conflicting_reverse_rules_are_reported_with_both_locations() {
         "{msg}"
     );
 }
+
+/// The mean of a vector's elements, for the shape checks.
+#[differentiable]
+fn mean(v: Vec<f64>) -> f64 {
+    let s: f64 = v.iter().sum();
+    s / v.len() as f64
+}
+
+/// Doubles each element, for the adjoint's shape check.
+#[differentiable]
+fn doubled(v: Vec<f64>) -> Vec<f64> {
+    let mut out = vec![0.0; v.len()];
+    for (i, x) in v.iter().enumerate() {
+        out[i] = 2.0 * x;
+    }
+    out
+}
+
+#[test]
+fn a_tangent_of_the_wrong_length_names_the_argument_both_lengths_and_the_fix() {
+    let line = line!() + 2;
+    let msg = panic_message(|| {
+        let _ = ad::jvp(mean, (vec![1.0, 2.0, 3.0],), (vec![1.0, 0.0],));
+    });
+    assert!(
+        msg.contains(
+            "ad::jvp: the tangent of argument 1 of `test_messages::mean` has 2 elements where the value has 3"
+        ),
+        "{msg}"
+    );
+    assert!(
+        msg.contains(&format!("tests/test_messages.rs:{line}:")),
+        "{msg}"
+    );
+    assert!(msg.contains("zero_tangent(&value)"), "{msg}");
+
+    let err = ad::try_jvp(mean, (vec![1.0; 4],), (vec![0.0; 5],)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::ShapeMismatch {
+                expected: 4,
+                found: 5,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn an_adjoint_of_the_wrong_length_names_the_result() {
+    let msg = panic_message(|| {
+        let (_, pullback) = ad::vjp(doubled, (vec![1.0, 2.0],));
+        let _ = pullback(vec![1.0, 1.0, 1.0]);
+    });
+    assert!(
+        msg.contains(
+            "ad::vjp: the adjoint of the result of `test_messages::doubled` has 3 elements where the value has 2"
+        ),
+        "{msg}"
+    );
+}

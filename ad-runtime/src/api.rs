@@ -36,10 +36,49 @@ where
     A: 'static,
 {
     let location = Location::caller();
+    if let Err(error) = check_tangents::<F, A>(&args, &tangents, "ad::jvp", location) {
+        fail(&error);
+    }
     match registry::resolve_forward(f, "ad::jvp", location) {
         Ok((_, rule)) => rule.call(f, args, tangents),
         Err(error) => fail(&error),
     }
+}
+
+/// The arguments' tangents must have the arguments' shapes.
+fn check_tangents<F: Function<A>, A>(
+    args: &A,
+    tangents: &F::Tangents,
+    entry: &str,
+    location: Location,
+) -> Result<(), Error> {
+    F::check_tangents(args, tangents).map_err(|(position, mismatch)| Error::ShapeMismatch {
+        function: core::any::type_name::<F>().to_owned(),
+        entry: entry.to_owned(),
+        what: format!("the tangent of argument {position}"),
+        path: mismatch.path,
+        expected: mismatch.expected,
+        found: mismatch.found,
+        location,
+    })
+}
+
+/// The result's adjoint must have the result's shape.
+fn check_adjoint<F: Function<A>, A>(
+    value: &F::Output,
+    adjoint: &Tan<F::Output>,
+    entry: &str,
+    location: Location,
+) -> Result<(), Error> {
+    crate::Differentiable::check_tangent(value, adjoint).map_err(|mismatch| Error::ShapeMismatch {
+        function: core::any::type_name::<F>().to_owned(),
+        entry: entry.to_owned(),
+        what: "the adjoint of the result".to_owned(),
+        path: mismatch.path,
+        expected: mismatch.expected,
+        found: mismatch.found,
+        location,
+    })
 }
 
 /// Like [`jvp`], but first checks that `f` and every function its derivative calls resolve, and
@@ -67,6 +106,7 @@ where
     A: 'static,
 {
     let location = Location::caller();
+    check_tangents::<F, A>(&args, &tangents, "ad::try_jvp", location)?;
     registry::check_function(f, Mode::Forward, "ad::try_jvp", location)?;
     let (_, rule) = registry::resolve_forward(f, "ad::try_jvp", location)?;
     Ok(rule.call(f, args, tangents))
@@ -251,10 +291,14 @@ where
     F::Output: Clone,
 {
     let rule = resolve_reverse_or_panic(f, "ad::vjp");
+    let location = Location::caller();
     let mut tape = Tape::new();
     let value = forward_sweep(f, args.clone(), &mut tape, &rule);
     let recorded = value.clone();
     let pullback = move |adjoint: Tan<F::Output>| {
+        if let Err(error) = check_adjoint::<F, A>(&recorded, &adjoint, "ad::vjp", location) {
+            fail(&error);
+        }
         let mut tape = tape.clone();
         reverse_sweep(f, args.clone(), recorded.clone(), adjoint, &mut tape, &rule)
     };
@@ -315,6 +359,9 @@ where
     let value = forward_sweep(f, args.clone(), &mut tape, &rule);
     let recorded = value.clone();
     let pullback = move |adjoint: Tan<F::Output>| {
+        if let Err(error) = check_adjoint::<F, A>(&recorded, &adjoint, "ad::try_vjp", location) {
+            fail(&error);
+        }
         let mut tape = tape.clone();
         reverse_sweep(f, args.clone(), recorded.clone(), adjoint, &mut tape, &rule)
     };

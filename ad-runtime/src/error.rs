@@ -38,6 +38,24 @@ pub enum Error {
         /// Where each of the conflicting rules is defined.
         rules: Vec<(String, Location)>,
     },
+    /// A tangent or adjoint given to an entry point has another shape than its value: a `Vec`
+    /// of another length.
+    ShapeMismatch {
+        /// Readable path of the function.
+        function: String,
+        /// The entry point, such as `ad::jvp`.
+        entry: String,
+        /// What was given: `the tangent of argument 2` or `the adjoint of the result`.
+        what: String,
+        /// Where in the value, such as `[2].1` (empty for the value itself).
+        path: String,
+        /// The number of elements of the value there.
+        expected: usize,
+        /// The number of elements given there.
+        found: usize,
+        /// Where the entry point is called.
+        location: Location,
+    },
     /// A function pointer whose address belongs to several functions (the linker merged
     /// functions with identical code), so the registry cannot tell which one it is.
     AmbiguousPointer {
@@ -86,6 +104,27 @@ impl fmt::Display for Error {
                     f,
                     "\nhelp: keep one of them; to override a rule for a while, use `ad::rules::register_{}` instead",
                     mode.keyword()
+                )
+            }
+            Error::ShapeMismatch {
+                function,
+                entry,
+                what,
+                path,
+                expected,
+                found,
+                location,
+            } => {
+                let at = if path.is_empty() {
+                    String::new()
+                } else {
+                    format!(" at `{path}`")
+                };
+                write!(
+                    f,
+                    "{entry}: {what} of `{function}` has {found} elements{at} where the value has \
+                     {expected}, at {location}\nhelp: give each value a tangent or adjoint of its own \
+                     shape; `ad::Differentiable::zero_tangent(&value)` makes a zero one to fill in"
                 )
             }
             Error::AmbiguousPointer {

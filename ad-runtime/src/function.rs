@@ -131,6 +131,13 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
     /// The arguments' zero tangents.
     fn zero_tangents(args: &Args) -> Self::Tangents;
 
+    /// Checks that each tangent has its argument's shape; on a mismatch, the argument's
+    /// position (from 1) and where in it.
+    fn check_tangents(
+        args: &Args,
+        tangents: &Self::Tangents,
+    ) -> Result<(), (usize, crate::tangent::ShapeMismatch)>;
+
     /// A copy of the arguments, for a rule of the other mode that calls several times.
     fn clone_args(args: &Args) -> Args;
 
@@ -454,6 +461,16 @@ macro_rules! function_impls {
 
             fn call_dyn_backward(rule: &Self::DynBackward, tape: &mut Tape, adjoint: Tan<Ret>) -> ($(Tan<$A>,)*) {
                 rule(tape, adjoint)
+            }
+
+            fn check_tangents(
+                args: &($($A,)*),
+                tangents: &($(Tan<$A>,)*),
+            ) -> Result<(), (usize, crate::tangent::ShapeMismatch)> {
+                let ($($a,)*) = args;
+                let ($($da,)*) = tangents;
+                $($a.check_tangent($da).map_err(|e| ($i + 1, e))?;)*
+                Ok(())
             }
 
             fn clone_args(args: &($($A,)*)) -> ($($A,)*) {

@@ -13,7 +13,9 @@ pub use api::{grad, jvp, try_jvp, try_value_and_grad, try_vjp, value_and_grad, v
 pub use error::Error;
 pub use function::{ForwardClosure, Function, ReverseClosure, Tan};
 pub use registry::{Location, Mode, Origin};
-pub use tangent::{Accumulate, Differentiable, Linear, NoDerivative, NoTangent, Seed};
+pub use tangent::{
+    Accumulate, Differentiable, Linear, NoDerivative, NoTangent, Seed, ShapeMismatch,
+};
 
 #[doc(hidden)]
 pub mod __private {

@@ -25,6 +25,36 @@ pub trait Differentiable {
 
     /// The zero tangent at this value (for an array or a `Vec`, one zero per element).
     fn zero_tangent(&self) -> Self::Tangent;
+
+    /// Checks that a tangent has the shape of this value: as many elements in each `Vec`.
+    fn check_tangent(&self, tangent: &Self::Tangent) -> Result<(), ShapeMismatch> {
+        let _ = tangent;
+        Ok(())
+    }
+}
+
+/// A tangent or adjoint whose shape differs from its value's: a `Vec` of another length.
+///
+/// ```
+/// use ad::Differentiable;
+/// let err = vec![1.0, 2.0].check_tangent(&vec![0.0; 3]).unwrap_err();
+/// assert_eq!((err.expected, err.found), (2, 3));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShapeMismatch {
+    /// Where in the value, such as `[2].1` (empty for the value itself).
+    pub path: String,
+    /// The number of elements of the value there.
+    pub expected: usize,
+    /// The number of elements of the tangent there.
+    pub found: usize,
+}
+
+impl ShapeMismatch {
+    fn within(mut self, prefix: &str) -> Self {
+        self.path.insert_str(0, prefix);
+        self
+    }
 }
 
 /// The tangent of a value that has no derivative: integers, `bool`, `char`, `()`.
@@ -123,6 +153,10 @@ macro_rules! tuple_tangent {
             type Tangent = ($($T::Tangent,)+);
             fn zero_tangent(&self) -> Self::Tangent {
                 ($(self.$i.zero_tangent(),)+)
+            }
+            fn check_tangent(&self, tangent: &Self::Tangent) -> Result<(), ShapeMismatch> {
+                $(self.$i.check_tangent(&tangent.$i).map_err(|e| e.within(concat!(".", stringify!($i))))?;)+
+                Ok(())
             }
         }
     )*};
@@ -475,6 +509,9 @@ impl<T: Differentiable, const N: usize> Differentiable for [T; N] {
     fn zero_tangent(&self) -> Self::Tangent {
         core::array::from_fn(|i| self[i].zero_tangent())
     }
+    fn check_tangent(&self, tangent: &Self::Tangent) -> Result<(), ShapeMismatch> {
+        check_elements(self, tangent)
+    }
 }
 
 impl<T: Differentiable> Differentiable for Vec<T> {
@@ -482,6 +519,27 @@ impl<T: Differentiable> Differentiable for Vec<T> {
     fn zero_tangent(&self) -> Self::Tangent {
         self.iter().map(Differentiable::zero_tangent).collect()
     }
+    fn check_tangent(&self, tangent: &Self::Tangent) -> Result<(), ShapeMismatch> {
+        if self.len() != tangent.len() {
+            return Err(ShapeMismatch {
+                path: String::new(),
+                expected: self.len(),
+                found: tangent.len(),
+            });
+        }
+        check_elements(self, tangent)
+    }
+}
+
+fn check_elements<T: Differentiable>(
+    values: &[T],
+    tangents: &[T::Tangent],
+) -> Result<(), ShapeMismatch> {
+    for (i, (v, t)) in values.iter().zip(tangents).enumerate() {
+        v.check_tangent(t)
+            .map_err(|e| e.within(&format!("[{i}]")))?;
+    }
+    Ok(())
 }
 
 impl<T: NoDerivative, const N: usize> NoDerivative for [T; N] {}
