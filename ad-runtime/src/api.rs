@@ -49,13 +49,13 @@ where
 fn check_tangents<F: Function<A>, A>(
     args: &A,
     tangents: &F::Tangents,
-    entry: &str,
+    entry: &'static str,
     location: Location,
 ) -> Result<(), Error> {
     F::check_tangents(args, tangents).map_err(|(position, mismatch)| Error::ShapeMismatch {
         function: core::any::type_name::<F>().to_owned(),
-        entry: entry.to_owned(),
-        what: format!("the tangent of argument {position}"),
+        entry,
+        argument: Some(position),
         path: mismatch.path,
         expected: mismatch.expected,
         found: mismatch.found,
@@ -67,13 +67,13 @@ fn check_tangents<F: Function<A>, A>(
 fn check_adjoint<F: Function<A>, A>(
     value: &F::Output,
     adjoint: &Tan<F::Output>,
-    entry: &str,
+    entry: &'static str,
     location: Location,
 ) -> Result<(), Error> {
     crate::Differentiable::check_tangent(value, adjoint).map_err(|mismatch| Error::ShapeMismatch {
         function: core::any::type_name::<F>().to_owned(),
-        entry: entry.to_owned(),
-        what: "the adjoint of the result".to_owned(),
+        entry,
+        argument: None,
         path: mismatch.path,
         expected: mismatch.expected,
         found: mismatch.found,

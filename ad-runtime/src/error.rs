@@ -44,9 +44,9 @@ pub enum Error {
         /// Readable path of the function.
         function: String,
         /// The entry point, such as `ad::jvp`.
-        entry: String,
-        /// What was given: `the tangent of argument 2` or `the adjoint of the result`.
-        what: String,
+        entry: &'static str,
+        /// The argument (from 1) whose tangent was given, or `None` for the result's adjoint.
+        argument: Option<usize>,
         /// Where in the value, such as `[2].1` (empty for the value itself).
         path: String,
         /// The number of elements of the value there.
@@ -109,12 +109,16 @@ impl fmt::Display for Error {
             Error::ShapeMismatch {
                 function,
                 entry,
-                what,
+                argument,
                 path,
                 expected,
                 found,
                 location,
             } => {
+                let what = match argument {
+                    Some(k) => format!("the tangent of argument {k}"),
+                    None => "the adjoint of the result".to_owned(),
+                };
                 let at = if path.is_empty() {
                     String::new()
                 } else {
