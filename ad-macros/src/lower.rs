@@ -425,6 +425,34 @@ impl Lower {
         out.push(Inst::Assign { var, ident, value });
     }
 
+    /// The value `lhs op rhs` of a compound assignment `lhs op= rhs`.
+    fn compound(
+        &mut self,
+        b: &syn::ExprBinary,
+        lhs: Value,
+        rhs: Value,
+        out: &mut Vec<Inst>,
+    ) -> Value {
+        let result = self.value(b.span());
+        let op_tokens = compound_base(&b.op);
+        match arith_of_compound(&b.op) {
+            Some(op) => out.push(Inst::Arith {
+                out: result,
+                op,
+                a: lhs,
+                b: rhs,
+                op_tokens,
+            }),
+            None => out.push(Inst::Inactive {
+                out: result,
+                a: lhs,
+                b: rhs,
+                op_tokens,
+            }),
+        }
+        result
+    }
+
     fn stmt_expr(&mut self, e: &Expr, out: &mut Vec<Inst>) {
         match e {
             Expr::Assign(a) if matches!(&*a.left, Expr::Index(_)) => {
@@ -452,23 +480,7 @@ impl Lower {
                     ident: ident.clone(),
                     index,
                 });
-                let result = self.value(b.span());
-                let op_tokens = compound_base(&b.op);
-                match arith_of_compound(&b.op) {
-                    Some(op) => out.push(Inst::Arith {
-                        out: result,
-                        op,
-                        a: lhs,
-                        b: rhs,
-                        op_tokens,
-                    }),
-                    None => out.push(Inst::Inactive {
-                        out: result,
-                        a: lhs,
-                        b: rhs,
-                        op_tokens,
-                    }),
-                }
+                let result = self.compound(b, lhs, rhs, out);
                 self.index_assign(var, ident, index, result, b.span(), out);
             }
             Expr::Assign(a) => {
@@ -491,23 +503,7 @@ impl Lower {
                     var,
                     ident: ident.clone(),
                 });
-                let result = self.value(b.span());
-                let op_tokens = compound_base(&b.op);
-                match arith_of_compound(&b.op) {
-                    Some(op) => out.push(Inst::Arith {
-                        out: result,
-                        op,
-                        a: lhs,
-                        b: rhs,
-                        op_tokens,
-                    }),
-                    None => out.push(Inst::Inactive {
-                        out: result,
-                        a: lhs,
-                        b: rhs,
-                        op_tokens,
-                    }),
-                }
+                let result = self.compound(b, lhs, rhs, out);
                 self.assign(var, ident, result, out);
             }
             Expr::Return(r) => {

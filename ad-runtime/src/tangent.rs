@@ -446,29 +446,22 @@ fn set_in<T: Linear>(elems: &mut [T], mut i: usize, value: f64) {
     }
 }
 
-impl<T: Linear, const N: usize> Linear for [T; N] {
-    fn dim(&self) -> usize {
-        self.iter().map(Linear::dim).sum()
-    }
-    fn set(&mut self, i: usize, value: f64) {
-        set_in(self, i, value);
-    }
-    fn dot(&self, other: &Self) -> f64 {
-        self.iter().zip(other).map(|(a, b)| a.dot(b)).sum()
-    }
+macro_rules! sequence_linear {
+    ($($seq:ty => [$($generics:tt)*]),*) => {$(
+        impl<$($generics)*> Linear for $seq {
+            fn dim(&self) -> usize {
+                self.iter().map(Linear::dim).sum()
+            }
+            fn set(&mut self, i: usize, value: f64) {
+                set_in(self, i, value);
+            }
+            fn dot(&self, other: &Self) -> f64 {
+                self.iter().zip(other).map(|(a, b)| a.dot(b)).sum()
+            }
+        }
+    )*};
 }
-
-impl<T: Linear> Linear for Vec<T> {
-    fn dim(&self) -> usize {
-        self.iter().map(Linear::dim).sum()
-    }
-    fn set(&mut self, i: usize, value: f64) {
-        set_in(self, i, value);
-    }
-    fn dot(&self, other: &Self) -> f64 {
-        self.iter().zip(other).map(|(a, b)| a.dot(b)).sum()
-    }
-}
+sequence_linear!([T; N] => [T: Linear, const N: usize], Vec<T> => [T: Linear]);
 
 macro_rules! tuple_linear {
     ($(($($T:ident $i:tt),+))*) => {$(
