@@ -1645,6 +1645,8 @@ const READ_ONLY_METHODS: &[&str] = &[
     "contains",
     "get",
     "iter",
+    "rev",
+    "step_by",
 ];
 
 /// `return` or `?` inside an expression kept verbatim would leave the generated function with

@@ -431,19 +431,24 @@ impl<'a> Reverse<'a> {
         let mut zeros = Vec::new();
         let mut adjoints_out = Vec::new();
         let mut tangent_types = Vec::new();
-        for p in &func.params {
+        // The zero adjoints of the parameters, made before the forward sweep may move them
+        // (a `Vec` passed on to a call): they give the adjoints their shapes.
+        let mut shapes = Vec::new();
+        for (k, p) in func.params.iter().enumerate() {
             let var = &func.vars[p.var.0 as usize];
             let ident = &var.ident;
             let ty = &p.ty;
             let m = var.mutable.then(|| quote!(mut));
             params.push(quote!(#m #ident: #ty));
-            zeros.push(quote!(#krate::__private::zero(&#ident)));
+            let z = hyg(&format!("__z{k}"));
+            shapes.push(quote!(let #z = #krate::__private::zero(&#ident);));
+            zeros.push(quote!(#z));
             tangent_types.push(quote!(<#ty as #krate::__private::Differentiable>::Tangent));
             if self.var_contributed.contains(&p.var.0) {
                 let x = x_ident(p.var);
-                adjoints_out.push(quote!(#krate::__private::fit(#x, &#ident)));
+                adjoints_out.push(quote!(#krate::__private::fit(#x, #z)));
             } else {
-                adjoints_out.push(quote!(#krate::__private::zero(&#ident)));
+                adjoints_out.push(quote!(#z));
             }
         }
         let ret = &func.ret;
@@ -558,6 +563,7 @@ impl<'a> Reverse<'a> {
                 #joint: bool,
             ) -> (::core::option::Option<#ret>, (#(#tangent_types,)*)) {
                 #(#items)*
+                #(#shapes)*
                 #(#slots)*
                 // The forward sweep, unless this call is the reverse sweep alone.
                 let #value: ::core::option::Option<#ret> = #fwd_label: {

@@ -191,13 +191,12 @@ pub fn sum_tangent<S: Seq>(seq: &S, zero: S::Elem) -> S::Elem {
     seq.total().unwrap_or(zero)
 }
 
-/// An adjoint of an argument, given the shape of the argument: a `Vec` adjoint that the reverse
-/// sweep built shorter is padded with zeros.
+/// An adjoint of an argument, given the argument's zero adjoint: a `Vec` adjoint that the
+/// reverse sweep built shorter is padded with zeros.
 #[inline]
-pub fn fit<T: crate::Differentiable>(adjoint: Option<T::Tangent>, arg: &T) -> T::Tangent {
-    let zero = arg.zero_tangent();
+pub fn fit<T: crate::Accumulate>(adjoint: Option<T>, zero: T) -> T {
     match adjoint {
-        Some(a) => crate::Accumulate::accumulate(zero, a),
+        Some(a) => zero.accumulate(a),
         None => zero,
     }
 }
