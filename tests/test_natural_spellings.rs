@@ -1,6 +1,9 @@
 //! Spellings that once failed to compile: a loop range over `.len()` with `.rev()` or
 //! `.step_by(k)`, and a `Vec` parameter passed by value to a differentiable callee.
 
+// Index loops are the spelling under test.
+#![allow(clippy::needless_range_loop)]
+
 // Horner's rule written with `for i in (0..coeffs.len()).rev()`: the loop range reads the
 // length of the active `Vec` inside `.rev()` (also `.step_by(k)`). Checked against the closed
 // forms d p / d coeffs[i] = x^i and d p / dx = p'(x) in both modes.
