@@ -2,7 +2,7 @@
 //! `.step_by(k)`, and a `Vec` parameter passed by value to a differentiable callee.
 
 // Index loops are the spelling under test.
-#![allow(clippy::needless_range_loop)]
+#![allow(clippy::needless_range_loop, clippy::manual_memcpy)]
 
 // Horner's rule written with `for i in (0..coeffs.len()).rev()`: the loop range reads the
 // length of the active `Vec` inside `.rev()` (also `.step_by(k)`). Checked against the closed
