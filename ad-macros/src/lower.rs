@@ -1,13 +1,19 @@
 //! Parsing and validation: a `syn::ItemFn` becomes an `ir::Func`, or errors at the offending
 //! tokens, all of them together.
 
-use crate::ir::{Arith, Block, Func, Inst, Param, Unsupported, Value, ValueData, Var, VarData};
+use crate::ir::{
+    Arith, Block, Func, Inst, Param, Scrutinee, Unsupported, Value, ValueData, Var, VarData,
+};
 use crate::prims::{self, Shape};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
 use std::collections::HashMap;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, FnArg, Ident, ItemFn, Pat, ReturnType, Stmt, Type, UnOp};
+
+mod control;
+
+use control::breaks_out;
 
 pub struct Lower {
     values: Vec<ValueData>,
@@ -18,6 +24,10 @@ pub struct Lower {
     pending: Vec<(Value, Var)>,
     /// How many loops enclose the code being lowered.
     loop_depth: usize,
+    /// The `loop`s being lowered, innermost last: the loop depth inside each, and the hidden
+    /// variable its `break value`s assign, once one is seen.
+    value_loops: Vec<(usize, Option<Var>)>,
+    scrutinees: Vec<Scrutinee>,
     pub errors: Vec<syn::Error>,
 }
 
@@ -69,6 +79,8 @@ impl Lower {
             scopes: vec![HashMap::new()],
             pending: Vec::new(),
             loop_depth: 0,
+            value_loops: Vec::new(),
+            scrutinees: Vec::new(),
             errors: Vec::new(),
         }
     }
@@ -179,6 +191,7 @@ impl Lower {
             body,
             values: self.values,
             vars: self.vars,
+            scrutinees: self.scrutinees,
         })
     }
 
@@ -215,8 +228,8 @@ impl Lower {
     /// A tail expression: its value, or `None` for `()`-typed tails such as an `if` statement.
     fn expr_tail(&mut self, e: &Expr, out: &mut Vec<Inst>) -> Option<Value> {
         match e {
-            // An `if` or block without a value, or one whose branches all `return`.
-            Expr::If(_) | Expr::Block(_) => self.expr_maybe_unit(e, out),
+            // An `if`, block, `loop` or `match` without a value, or one that always leaves.
+            _ if maybe_unit(e) => self.expr_maybe_unit(e, out),
             Expr::Assign(_) => {
                 self.stmt_expr(e, out);
                 None
@@ -447,19 +460,14 @@ impl Lower {
                     ));
                     return;
                 };
-                if self.loop_depth > 0 {
-                    self.errors.push(err(
-                        r,
-                        "#[differentiable] does not support `return` inside a loop; compute the result in a variable, end the loop with its condition, and return after it",
-                    ));
-                    return;
-                }
                 let v = self.expr(value, out);
                 out.push(Inst::Return { value: v });
             }
             Expr::ForLoop(f) => self.for_loop(f, out),
             Expr::While(w) => self.while_loop(w, out),
-            Expr::If(_) | Expr::Block(_) => {
+            Expr::Break(b) => self.break_stmt(b, out),
+            Expr::Continue(c) => self.continue_stmt(c, out),
+            _ if maybe_unit(e) => {
                 let _ = self.expr_maybe_unit(e, out);
             }
             _ => {
@@ -512,17 +520,15 @@ impl Lower {
                 out.push(Inst::Block { out: result, block });
                 result
             }
+            Expr::Loop(l) => self.loop_expr(l, out),
+            Expr::Match(m) => self.match_expr(m, out),
             other => Some(self.expr(other, out)),
         }
     }
 
     fn for_loop(&mut self, f: &syn::ExprForLoop, out: &mut Vec<Inst>) {
-        if let Some(label) = &f.label {
-            self.errors.push(err(
-                label,
-                "#[differentiable] does not support labelled loops; use a condition variable",
-            ));
-        }
+        // The label is dropped: only a labelled `break` or `continue` could use it, and those
+        // are rejected.
         let iter = self.verbatim(
             &f.expr,
             out,
@@ -566,12 +572,8 @@ impl Lower {
     }
 
     fn while_loop(&mut self, w: &syn::ExprWhile, out: &mut Vec<Inst>) {
-        if let Some(label) = &w.label {
-            self.errors.push(err(
-                label,
-                "#[differentiable] does not support labelled loops; use a condition variable",
-            ));
-        }
+        // The label is dropped: only a labelled `break` or `continue` could use it, and those
+        // are rejected.
         let mut cond_insts = Vec::new();
         let cond = self.condition(&w.cond, &mut cond_insts);
         self.loop_depth += 1;
@@ -758,7 +760,7 @@ impl Lower {
             },
             Expr::MethodCall(m) => self.method_call(m, out),
             Expr::Call(c) => self.call(c, out),
-            Expr::If(_) | Expr::Block(_) => match self.expr_maybe_unit(e, out) {
+            _ if maybe_unit(e) => match self.expr_maybe_unit(e, out) {
                 Some(v) => v,
                 None => {
                     // No value: `()`, or, when every path returns, a value of any type that is
@@ -773,8 +775,9 @@ impl Lower {
                     v
                 }
             },
+            // Leaves the expression: its value, never used, may have any type.
             Expr::Break(_) | Expr::Continue(_) => {
-                self.errors.push(err(e, "#[differentiable] does not support `break` or `continue`; write the exit test into a `while` condition (`while i < n && !done`) or an `if` around the rest of the body"));
+                self.stmt_expr(e, out);
                 self.dummy(out, e.span())
             }
             Expr::Return(_) | Expr::Assign(_) => {
@@ -815,15 +818,6 @@ impl Lower {
                 });
                 v
             }
-            Expr::Loop(_) => self.verbatim(e, out, Some(Unsupported::new("a `loop`"))),
-            Expr::Match(_) => self.verbatim(
-                e,
-                out,
-                Some(Unsupported::with_fix(
-                    "a `match`",
-                    "write it with `if`/`else`",
-                )),
-            ),
             Expr::Index(_) => self.verbatim(e, out, Some(Unsupported::new("indexing"))),
             Expr::Array(_) | Expr::Repeat(_) => {
                 self.verbatim(e, out, Some(Unsupported::new("an array")))
@@ -956,11 +950,15 @@ fn is_read_only_method(name: &str) -> bool {
         || READ_ONLY_METHODS.contains(&name)
 }
 
-/// Whether every path through an instruction returns.
+/// Whether every path through an instruction returns (or leaves the loop iteration).
 fn diverges(inst: &Inst) -> bool {
     let block_diverges = |b: &Block| b.insts.last().is_some_and(diverges);
     match inst {
-        Inst::Return { .. } => true,
+        Inst::Return { .. } | Inst::Break | Inst::Continue => true,
+        Inst::Loop {
+            head: crate::ir::LoopHead::Infinite,
+            body,
+        } => !breaks_out(body),
         Inst::If {
             then_block,
             else_block,
@@ -978,8 +976,16 @@ fn split_type(pat: &Pat) -> (&Pat, Option<&Type>) {
     }
 }
 
+/// The expressions that `expr_maybe_unit` lowers: their value may be `()`, or there may be none.
+fn maybe_unit(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::If(_) | Expr::Block(_) | Expr::Loop(_) | Expr::Match(_)
+    )
+}
+
 fn diverges_syntactically(e: &Expr) -> bool {
-    matches!(e, Expr::Return(_))
+    matches!(e, Expr::Return(_) | Expr::Break(_) | Expr::Continue(_))
 }
 
 fn is_compound(op: &BinOp) -> bool {
@@ -1132,11 +1138,14 @@ const READ_ONLY_METHODS: &[&str] = &[
 ];
 
 /// `return` or `?` inside an expression kept verbatim would leave the generated function with
-/// the primal's type.
+/// the primal's type; `break` or `continue` would leave a loop without what reverse mode records
+/// when an iteration ends.
 fn find_control(tokens: &TokenStream) -> Option<TokenTree> {
     for tt in tokens.clone() {
         match &tt {
-            TokenTree::Ident(i) if i == "return" => return Some(tt),
+            TokenTree::Ident(i) if i == "return" || i == "break" || i == "continue" => {
+                return Some(tt);
+            }
             TokenTree::Punct(p) if p.as_char() == '?' => return Some(tt),
             TokenTree::Group(g) => {
                 if let Some(found) = find_control(&g.stream()) {
