@@ -202,3 +202,48 @@ fn f32_vectors_and_arrays() {
     );
     assert!((d - gv[1]).abs() <= 1e-5);
 }
+
+/// The first partial sum of the elements that exceeds `limit`, scaled, with a `break` and a
+/// `continue` inside a loop over elements, and a `match` on the index.
+#[differentiable]
+fn first_crossing(v: Vec<f64>, limit: f64) -> f64 {
+    let mut s = 0.0;
+    for (i, x) in v.iter().enumerate() {
+        if *x < 0.0 {
+            continue;
+        }
+        let w = match i % 3 {
+            0 => 1.0,
+            1 => 2.0,
+            _ => x.sqrt(),
+        };
+        s += w * x;
+        if s > limit {
+            break;
+        }
+    }
+    s * limit
+}
+
+#[test]
+fn exits_inside_loops_over_elements() {
+    let f = |z: &[f64]| first_crossing(z[..5].to_vec(), z[5]);
+    for z in [
+        [0.5, -1.0, 2.0, 0.7, 3.0, 2.5],
+        [0.1, 0.2, -0.3, 0.4, 0.5, 10.0],
+        [4.0, 1.0, 1.0, 1.0, 1.0, 1.0],
+    ] {
+        let v = z[..5].to_vec();
+        let (value, (gv, gl)) = ad::value_and_grad(first_crossing, (v.clone(), z[5]));
+        assert_eq!(value, first_crossing(v.clone(), z[5]));
+        for i in 0..5 {
+            let fd = fd_at(&f, &z, i);
+            assert!(close(gv[i], fd, 1e-7), "reverse {i}: {} vs {fd}", gv[i]);
+            let mut e = vec![0.0; 5];
+            e[i] = 1.0;
+            let (_, d) = ad::jvp(first_crossing, (v.clone(), z[5]), (e, 0.0));
+            assert!(close(d, fd, 1e-7), "forward {i}: {d} vs {fd}");
+        }
+        assert!(close(gl, fd_at(&f, &z, 5), 1e-7));
+    }
+}

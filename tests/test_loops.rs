@@ -140,3 +140,30 @@ fn dead_values_and_condition_only_variables() {
     assert_eq!(ad::grad(with_dead_values, (0.25,)), (1.0,));
     assert_eq!(ad::jvp(with_dead_values, (2.0,), (1.0,)).1, 4.0);
 }
+
+/// The value of an `if` inside a loop, with a constant branch: s_{i+1} = 1.2 s_i + w_i, w_i =
+/// cos s_i for even i, 1/2 otherwise. The constant branch has no derivative, and the adjoint of
+/// the `if`'s value must not carry over into the iteration before.
+#[differentiable]
+fn constant_branch(x: f64, n: i32) -> f64 {
+    let mut s = x;
+    for i in 0..n {
+        let w = if i % 2 == 0 { s.cos() } else { 0.5 };
+        s = s * 1.2 + w;
+    }
+    s
+}
+
+#[test]
+fn if_value_with_a_constant_branch_inside_a_loop() {
+    for n in 0..6 {
+        for x in [-0.7, 0.3, 1.1] {
+            let (v, d) = ad::jvp(constant_branch, (x, n), (1.0, ad::NoTangent));
+            assert_eq!(v, constant_branch(x, n));
+            assert!(close(d, fd(|x| constant_branch(x, n), x), 1e-8));
+            let (gv, (g, _)) = ad::value_and_grad(constant_branch, (x, n));
+            assert_eq!(gv, v);
+            assert!(close(g, d, 1e-14), "x = {x}, n = {n}: {g} vs {d}");
+        }
+    }
+}

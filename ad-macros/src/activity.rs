@@ -172,6 +172,7 @@ fn block(func: &Func, b: &Block, act: &mut Activity, changed: &mut bool) {
                 let x = act.value(*elem);
                 set_value(act, *out, x, changed);
             }
+            Inst::Break | Inst::Continue => {}
             Inst::Loop { head, body } => {
                 if let crate::ir::LoopHead::While { cond_block, .. } = head {
                     block(func, cond_block, act, changed);
@@ -185,6 +186,35 @@ fn block(func: &Func, b: &Block, act: &mut Activity, changed: &mut bool) {
 /// Errors for verbatim expressions that read a variable carrying a derivative.
 pub fn check(func: &Func, act: &Activity, errors: &mut Vec<syn::Error>) {
     check_block(func, &func.body, act, errors);
+    check_scrutinees(func, act, errors);
+}
+
+/// Errors for `match`es on values that carry a derivative: the choice of arm would depend on a
+/// float, which `if` with comparisons says more plainly.
+fn check_scrutinees(func: &Func, act: &Activity, errors: &mut Vec<syn::Error>) {
+    for s in &func.scrutinees {
+        if !act.value(s.value) {
+            continue;
+        }
+        let declared_float = s.var.is_some_and(|v| {
+            func.vars[v.0 as usize]
+                .ty
+                .as_ref()
+                .is_some_and(crate::lower::is_float_type)
+        });
+        let integer_hint = if declared_float {
+            ""
+        } else {
+            "; if the value is an integer, give it its type in a `let` before the `match` (`let k: usize = ...;`)"
+        };
+        errors.push(syn::Error::new_spanned(
+            &s.tokens,
+            format!(
+                "#[differentiable] does not support a `match` on a value that carries a derivative; \
+                 write it with `if`/`else` and comparisons (`if x < 1.0 {{ .. }} else {{ .. }}`){integer_hint}"
+            ),
+        ));
+    }
 }
 
 fn check_block(func: &Func, b: &Block, act: &Activity, errors: &mut Vec<syn::Error>) {

@@ -511,8 +511,11 @@ impl<'a> Forward<'a> {
                         let c = self.p(*cond, &c_al);
                         quote!(while { #c_body #c } { #body })
                     }
+                    crate::ir::LoopHead::Infinite => quote!(loop { #body }),
                 }
             }
+            Inst::Break => quote!(break;),
+            Inst::Continue => quote!(continue;),
         }
     }
 

@@ -176,6 +176,11 @@ pub enum Inst {
         /// `base.len()`, for the reverse sweep.
         len: Value,
     },
+    /// `break` out of the innermost loop. A `loop`'s value is assigned to the loop's hidden
+    /// variable just before.
+    Break,
+    /// `continue` with the innermost loop's next iteration.
+    Continue,
     /// A statement kept as it is: `assert!`, nested items.
     Verbatim {
         tokens: TokenStream,
@@ -203,6 +208,8 @@ pub enum LoopHead {
     },
     /// `while cond`: `cond_block` computes `cond` before each iteration.
     While { cond_block: Block, cond: Value },
+    /// `loop`: runs until a `break` or a `return`.
+    Infinite,
 }
 
 /// A construct accepted only on values without a derivative: what it is and what to write instead.
@@ -242,4 +249,14 @@ pub struct Func {
     pub body: Block,
     pub values: Vec<ValueData>,
     pub vars: Vec<VarData>,
+    /// The scrutinees of the `match`es, lowered to `if`s: they must carry no derivative.
+    pub scrutinees: Vec<Scrutinee>,
+}
+
+/// What a `match` examines: its value, and the user's tokens and variable for the error if that
+/// value carries a derivative.
+pub struct Scrutinee {
+    pub value: Value,
+    pub tokens: TokenStream,
+    pub var: Option<Var>,
 }

@@ -1,13 +1,19 @@
 //! Parsing and validation: a `syn::ItemFn` becomes an `ir::Func`, or errors at the offending
 //! tokens, all of them together.
 
-use crate::ir::{Arith, Block, Func, Inst, Param, Unsupported, Value, ValueData, Var, VarData};
+use crate::ir::{
+    Arith, Block, Func, Inst, Param, Scrutinee, Unsupported, Value, ValueData, Var, VarData,
+};
 use crate::prims::{self, Shape};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
 use std::collections::HashMap;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, FnArg, Ident, ItemFn, Pat, ReturnType, Stmt, Type, UnOp};
+
+mod control;
+
+use control::breaks_out;
 
 pub struct Lower {
     values: Vec<ValueData>,
@@ -23,6 +29,10 @@ pub struct Lower {
     element_vars: Vec<Var>,
     /// Hidden index variables made so far.
     hidden: u32,
+    /// The `loop`s being lowered, innermost last: the loop depth inside each, and the hidden
+    /// variable its `break value`s assign, once one is seen.
+    value_loops: Vec<(usize, Option<Var>)>,
+    scrutinees: Vec<Scrutinee>,
     pub errors: Vec<syn::Error>,
 }
 
@@ -96,6 +106,8 @@ impl Lower {
             loop_depth: 0,
             element_vars: Vec::new(),
             hidden: 0,
+            value_loops: Vec::new(),
+            scrutinees: Vec::new(),
             errors: Vec::new(),
         }
     }
@@ -206,6 +218,7 @@ impl Lower {
             body,
             values: self.values,
             vars: self.vars,
+            scrutinees: self.scrutinees,
         })
     }
 
@@ -242,8 +255,8 @@ impl Lower {
     /// A tail expression: its value, or `None` for `()`-typed tails such as an `if` statement.
     fn expr_tail(&mut self, e: &Expr, out: &mut Vec<Inst>) -> Option<Value> {
         match e {
-            // An `if` or block without a value, or one whose branches all `return`.
-            Expr::If(_) | Expr::Block(_) => self.expr_maybe_unit(e, out),
+            // An `if`, block, `loop` or `match` without a value, or one that always leaves.
+            _ if maybe_unit(e) => self.expr_maybe_unit(e, out),
             Expr::Assign(_) => {
                 self.stmt_expr(e, out);
                 None
@@ -514,19 +527,14 @@ impl Lower {
                     ));
                     return;
                 };
-                if self.loop_depth > 0 {
-                    self.errors.push(err(
-                        r,
-                        "#[differentiable] does not support `return` inside a loop; compute the result in a variable, end the loop with its condition, and return after it",
-                    ));
-                    return;
-                }
                 let v = self.expr(value, out);
                 out.push(Inst::Return { value: v });
             }
             Expr::ForLoop(f) => self.for_loop(f, out),
             Expr::While(w) => self.while_loop(w, out),
-            Expr::If(_) | Expr::Block(_) => {
+            Expr::Break(b) => self.break_stmt(b, out),
+            Expr::Continue(c) => self.continue_stmt(c, out),
+            _ if maybe_unit(e) => {
                 let _ = self.expr_maybe_unit(e, out);
             }
             _ => {
@@ -579,17 +587,15 @@ impl Lower {
                 out.push(Inst::Block { out: result, block });
                 result
             }
+            Expr::Loop(l) => self.loop_expr(l, out),
+            Expr::Match(m) => self.match_expr(m, out),
             other => Some(self.expr(other, out)),
         }
     }
 
     fn for_loop(&mut self, f: &syn::ExprForLoop, out: &mut Vec<Inst>) {
-        if let Some(label) = &f.label {
-            self.errors.push(err(
-                label,
-                "#[differentiable] does not support labelled loops; use a condition variable",
-            ));
-        }
+        // The label is dropped: only a labelled `break` or `continue` could use it, and those
+        // are rejected.
         match self.element_source(&f.expr) {
             Some(Ok(src)) => return self.element_loop(f, &src, out),
             Some(Err(e)) => {
@@ -680,12 +686,8 @@ impl Lower {
     }
 
     fn while_loop(&mut self, w: &syn::ExprWhile, out: &mut Vec<Inst>) {
-        if let Some(label) = &w.label {
-            self.errors.push(err(
-                label,
-                "#[differentiable] does not support labelled loops; use a condition variable",
-            ));
-        }
+        // The label is dropped: only a labelled `break` or `continue` could use it, and those
+        // are rejected.
         let mut cond_insts = Vec::new();
         let cond = self.condition(&w.cond, &mut cond_insts);
         self.loop_depth += 1;
@@ -731,6 +733,7 @@ impl Lower {
         let reads = self.reads_of(&tokens);
         let may_write = may_write(&tokens);
         self.mark_pending(&reads, may_write);
+        let tokens = self.strip_element_derefs(tokens);
         let v = self.value(e.span());
         out.push(Inst::Opaque {
             out: v,
@@ -740,6 +743,43 @@ impl Lower {
             only_inactive,
         });
         v
+    }
+
+    /// An element bound by `for x in a.iter()` is a reference in the user's code and a value
+    /// in the derivative: `*x` in code kept as it is becomes `x`.
+    fn strip_element_derefs(&self, tokens: TokenStream) -> TokenStream {
+        if self.element_vars.is_empty() {
+            return tokens;
+        }
+        let tts: Vec<TokenTree> = tokens.into_iter().collect();
+        let mut out = Vec::with_capacity(tts.len());
+        for (i, tt) in tts.iter().enumerate() {
+            match tt {
+                TokenTree::Punct(p)
+                    if p.as_char() == '*'
+                        && p.spacing() == proc_macro2::Spacing::Alone
+                        && matches!(tts.get(i + 1), Some(TokenTree::Ident(id))
+                            if self.lookup(&id.to_string()).is_some_and(|v| self.element_vars.contains(&v)))
+                        && !matches!(
+                            i.checked_sub(1).map(|j| &tts[j]),
+                            Some(TokenTree::Ident(k)) if !matches!(k.to_string().as_str(), "return" | "in" | "if" | "match" | "while" | "else" | "break"),
+                        )
+                        && !matches!(
+                            i.checked_sub(1).map(|j| &tts[j]),
+                            Some(TokenTree::Literal(_) | TokenTree::Group(_))
+                        ) => {}
+                TokenTree::Group(g) => {
+                    let mut inner = proc_macro2::Group::new(
+                        g.delimiter(),
+                        self.strip_element_derefs(g.stream()),
+                    );
+                    inner.set_span(g.span());
+                    out.push(TokenTree::Group(inner));
+                }
+                other => out.push(other.clone()),
+            }
+        }
+        out.into_iter().collect()
     }
 
     /// The variables that tokens may read: every identifier naming a local, and every name
@@ -879,7 +919,7 @@ impl Lower {
             },
             Expr::MethodCall(m) => self.method_call(m, out),
             Expr::Call(c) => self.call(c, out),
-            Expr::If(_) | Expr::Block(_) => match self.expr_maybe_unit(e, out) {
+            _ if maybe_unit(e) => match self.expr_maybe_unit(e, out) {
                 Some(v) => v,
                 None => {
                     // No value: `()`, or, when every path returns, a value of any type that is
@@ -894,8 +934,9 @@ impl Lower {
                     v
                 }
             },
+            // Leaves the expression: its value, never used, may have any type.
             Expr::Break(_) | Expr::Continue(_) => {
-                self.errors.push(err(e, "#[differentiable] does not support `break` or `continue`; write the exit test into a `while` condition (`while i < n && !done`) or an `if` around the rest of the body"));
+                self.stmt_expr(e, out);
                 self.dummy(out, e.span())
             }
             Expr::Return(_) | Expr::Assign(_) => {
@@ -937,15 +978,6 @@ impl Lower {
                 });
                 v
             }
-            Expr::Loop(_) => self.verbatim(e, out, Some(Unsupported::new("a `loop`"))),
-            Expr::Match(_) => self.verbatim(
-                e,
-                out,
-                Some(Unsupported::with_fix(
-                    "a `match`",
-                    "write it with `if`/`else`",
-                )),
-            ),
             Expr::Index(ix) => match self.index_target(ix, out) {
                 Some((var, ident, index)) => {
                     let v = self.value(ix.span());
@@ -1461,11 +1493,15 @@ fn is_integer_range(e: &Expr) -> bool {
     }
 }
 
-/// Whether every path through an instruction returns.
+/// Whether every path through an instruction returns (or leaves the loop iteration).
 fn diverges(inst: &Inst) -> bool {
     let block_diverges = |b: &Block| b.insts.last().is_some_and(diverges);
     match inst {
-        Inst::Return { .. } => true,
+        Inst::Return { .. } | Inst::Break | Inst::Continue => true,
+        Inst::Loop {
+            head: crate::ir::LoopHead::Infinite,
+            body,
+        } => !breaks_out(body),
         Inst::If {
             then_block,
             else_block,
@@ -1483,8 +1519,16 @@ fn split_type(pat: &Pat) -> (&Pat, Option<&Type>) {
     }
 }
 
+/// The expressions that `expr_maybe_unit` lowers: their value may be `()`, or there may be none.
+fn maybe_unit(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::If(_) | Expr::Block(_) | Expr::Loop(_) | Expr::Match(_)
+    )
+}
+
 fn diverges_syntactically(e: &Expr) -> bool {
-    matches!(e, Expr::Return(_))
+    matches!(e, Expr::Return(_) | Expr::Break(_) | Expr::Continue(_))
 }
 
 fn is_compound(op: &BinOp) -> bool {
@@ -1650,11 +1694,14 @@ const READ_ONLY_METHODS: &[&str] = &[
 ];
 
 /// `return` or `?` inside an expression kept verbatim would leave the generated function with
-/// the primal's type.
+/// the primal's type; `break` or `continue` would leave a loop without what reverse mode records
+/// when an iteration ends.
 fn find_control(tokens: &TokenStream) -> Option<TokenTree> {
     for tt in tokens.clone() {
         match &tt {
-            TokenTree::Ident(i) if i == "return" => return Some(tt),
+            TokenTree::Ident(i) if i == "return" || i == "break" || i == "continue" => {
+                return Some(tt);
+            }
             TokenTree::Punct(p) if p.as_char() == '?' => return Some(tt),
             TokenTree::Group(g) => {
                 if let Some(found) = find_control(&g.stream()) {

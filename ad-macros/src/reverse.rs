@@ -12,12 +12,20 @@
 //! forward sweep is also stored in a local slot (`Option<T>`, dead at run time), and the reverse
 //! sweep pops "a value of the slot's type". Adjoints are `Option`s, `None` while zero, so none of
 //! them needs a type the macro cannot write.
+//!
+//! Each abrupt exit (`return`, `break`, `continue`) has an id. An exit records what the
+//! constructs it leaves record when they complete (the decisions of its `if`s, how the loop
+//! iteration ended, a loop's trip count), then the id of a `return` goes on top. The reverse
+//! sweep of the function, or of a loop iteration that ended by an exit, starts not live, looking
+//! for that exit: it enters only the constructs that hold it, skips everything else, and becomes
+//! live at the exit's reverse.
 
 use crate::activity::Activity;
 use crate::ir::{Arith, Block, Func, Inst, Value, Var};
 use crate::prims::Shape;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use syn::Ident;
 use syn::ext::IdentExt;
@@ -63,6 +71,12 @@ pub struct Reverse<'a> {
     recorded: Vec<Value>,
     /// Return points, numbered from 1; 0 is the end of the body.
     returns: HashMap<*const Inst, u32>,
+    /// `break`s and `continue`s, numbered after and among the return points: each abrupt exit
+    /// has an id of its own.
+    jumps: HashMap<*const Inst, u32>,
+    /// While the reverse sweep of a loop body that an exit can leave is emitted: its
+    /// instructions run only while the sweep is live.
+    in_exit_loop: Cell<usize>,
     /// Number of `if`s, for naming decisions.
     ifs: HashMap<*const Inst, u32>,
     /// Number of loops, for naming trip counts.
@@ -87,6 +101,8 @@ impl<'a> Reverse<'a> {
             var_contributed: HashSet::new(),
             recorded: Vec::new(),
             returns: HashMap::new(),
+            jumps: HashMap::new(),
+            in_exit_loop: Cell::new(0),
             ifs: HashMap::new(),
             loops: HashMap::new(),
             in_loop: HashSet::new(),
@@ -219,6 +235,7 @@ impl<'a> Reverse<'a> {
                     }
                 }
                 Inst::Return { value } => self.contribute(*value),
+                Inst::Break | Inst::Continue => {}
                 Inst::Const { .. }
                 | Inst::Opaque { .. }
                 | Inst::Inactive { .. }
@@ -376,9 +393,13 @@ impl<'a> Reverse<'a> {
                     }
                 }
                 Inst::Return { value } => {
-                    let k = self.returns.len() as u32 + 1;
+                    let k = self.next_exit();
                     self.returns.insert(std::ptr::from_ref(inst), k);
                     self.contribute(*value);
+                }
+                Inst::Break | Inst::Continue => {
+                    let k = self.next_exit();
+                    self.jumps.insert(std::ptr::from_ref(inst), k);
                 }
                 Inst::Const { .. }
                 | Inst::Opaque { .. }
@@ -400,6 +421,41 @@ impl<'a> Reverse<'a> {
         !self.returns.is_empty()
     }
 
+    fn next_exit(&self) -> u32 {
+        (self.returns.len() + self.jumps.len()) as u32 + 1
+    }
+
+    /// Whether the reverse sweep emitted here may not be live: after a return point it has not
+    /// reached yet, or in a loop body after a `break` or `continue` it has not reached yet.
+    fn guarded(&self) -> bool {
+        self.has_returns() || self.in_exit_loop.get() > 0
+    }
+
+    /// The exits inside `b` that leave it: return points at any depth, and the `break`s and
+    /// `continue`s that are not inside a loop nested in `b`.
+    fn exits_in(&self, b: &Block) -> Vec<u32> {
+        let mut out = Vec::new();
+        for inst in &b.insts {
+            let key = std::ptr::from_ref(inst);
+            match inst {
+                Inst::Return { .. } => out.push(self.returns[&key]),
+                Inst::Break | Inst::Continue => out.push(self.jumps[&key]),
+                Inst::Block { block, .. } => out.extend(self.exits_in(block)),
+                Inst::If {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    out.extend(self.exits_in(then_block));
+                    out.extend(self.exits_in(else_block));
+                }
+                Inst::Loop { body, .. } => out.extend(self.returns_in(body)),
+                _ => {}
+            }
+        }
+        out
+    }
+
     /// The return points inside `b`, at any depth.
     fn returns_in(&self, b: &Block) -> Vec<u32> {
         let mut out = Vec::new();
@@ -415,6 +471,7 @@ impl<'a> Reverse<'a> {
                     out.extend(self.returns_in(then_block));
                     out.extend(self.returns_in(else_block));
                 }
+                Inst::Loop { body, .. } => out.extend(self.returns_in(body)),
                 _ => {}
             }
         }
@@ -529,12 +586,17 @@ impl<'a> Reverse<'a> {
             let x = x_ident(Var(v));
             decls.push(quote!(let mut #x = ::core::option::Option::None;));
         }
+        let exit = hyg("__exit");
+        let live = hyg("__live");
         let live_decl = if self.has_returns() {
-            let ret_id = hyg("__ret");
-            let live = hyg("__live");
             quote! {
-                let #ret_id: u32 = #tape.pop();
-                let mut #live = #ret_id == 0;
+                let mut #exit: u32 = #tape.pop();
+                let mut #live = #exit == 0;
+            }
+        } else if !self.jumps.is_empty() {
+            quote! {
+                let mut #exit: u32 = 0;
+                let mut #live = true;
             }
         } else {
             TokenStream::new()
@@ -590,7 +652,7 @@ impl<'a> Reverse<'a> {
 
     /// `code` runs only while the reverse sweep is live (after the return point it started from).
     fn guard(&self, code: TokenStream) -> TokenStream {
-        if self.has_returns() {
+        if self.guarded() {
             let live = hyg("__live");
             quote!(if #live { #code })
         } else {
@@ -652,9 +714,14 @@ impl<'a> Reverse<'a> {
         }
     }
 
-    /// The forward sweep of a block. `decisions` are the enclosing `if`s' decision variables,
-    /// innermost last, pushed before an early return.
-    fn forward_block(&mut self, b: &Block, al: &mut Aliases, decisions: &[Ident]) -> TokenStream {
+    /// The forward sweep of a block. `decisions` are the enclosing constructs that an exit can
+    /// leave, innermost last: an exit records for them what they record when they complete.
+    fn forward_block(
+        &mut self,
+        b: &Block,
+        al: &mut Aliases,
+        decisions: &[Enclosing],
+    ) -> TokenStream {
         let mut out = TokenStream::new();
         for inst in &b.insts {
             out.extend(self.forward_inst(inst, al, decisions));
@@ -662,7 +729,12 @@ impl<'a> Reverse<'a> {
         out
     }
 
-    fn forward_value_block(&mut self, b: &Block, al: &Aliases, decisions: &[Ident]) -> TokenStream {
+    fn forward_value_block(
+        &mut self,
+        b: &Block,
+        al: &Aliases,
+        decisions: &[Enclosing],
+    ) -> TokenStream {
         let mut inner = al.clone();
         let body = self.forward_block(b, &mut inner, decisions);
         let tail = b.result.map(|r| self.p(r, &inner));
@@ -674,7 +746,12 @@ impl<'a> Reverse<'a> {
         quote!(let #v = #primal;)
     }
 
-    fn forward_inst(&mut self, inst: &Inst, al: &mut Aliases, decisions: &[Ident]) -> TokenStream {
+    fn forward_inst(
+        &mut self,
+        inst: &Inst,
+        al: &mut Aliases,
+        decisions: &[Enclosing],
+    ) -> TokenStream {
         let krate = self.krate.clone();
         let tape = hyg("__tape");
         match inst {
@@ -840,8 +917,8 @@ impl<'a> Reverse<'a> {
                 let n = self.ifs[&std::ptr::from_ref(inst)];
                 let c = hyg(&format!("__c{n}"));
                 let pc = self.p(*cond, al);
-                let mut inner: Vec<Ident> = decisions.to_vec();
-                inner.push(c.clone());
+                let mut inner: Vec<Enclosing> = decisions.to_vec();
+                inner.push(Enclosing::If(c.clone()));
                 let then_b = self.forward_value_block(then_block, al, &inner);
                 let else_b = self.forward_value_block(else_block, al, &inner);
                 let expr = quote!(if #c #then_b else #else_b);
@@ -858,9 +935,13 @@ impl<'a> Reverse<'a> {
             Inst::Return { value } => {
                 let k = self.returns[&std::ptr::from_ref(inst)];
                 let p = self.p(*value, al);
-                // The enclosing decisions, innermost first, so the outermost is on top; then the
-                // return point.
-                let pushes = decisions.iter().rev().map(|c| quote!(#tape.push(#c);));
+                // What the enclosing constructs record, innermost first, so the outermost is on
+                // top; then the return point. A loop left here records this return as the way
+                // its last iteration ended, then its trip count.
+                let pushes = decisions.iter().rev().map(|e| match e {
+                    Enclosing::If(c) => quote!(#tape.push(#c);),
+                    Enclosing::Loop { trips, .. } => quote!(#tape.push(#k); #tape.push(#trips);),
+                });
                 let fwd_label = syn::Lifetime {
                     apostrophe: Span::mixed_site(),
                     ident: hyg("__fwd"),
@@ -947,6 +1028,34 @@ impl<'a> Reverse<'a> {
                 }
                 ts
             }
+            Inst::Loop { head, body } if loop_mode(body) != LoopMode::Plain => {
+                self.forward_exit_loop(inst, head, body, al, decisions)
+            }
+            Inst::Break | Inst::Continue => {
+                let k = self.jumps[&std::ptr::from_ref(inst)];
+                // The decisions of the `if`s it leaves, innermost first, then how the iteration
+                // ended: on the tape, or, if only the last iteration can end early, in the
+                // loop's marker, which goes on the tape after the loop.
+                let mut pushes = TokenStream::new();
+                for e in decisions.iter().rev() {
+                    match e {
+                        Enclosing::If(c) => pushes.extend(quote!(#tape.push(#c);)),
+                        Enclosing::Loop { marker, .. } => {
+                            pushes.extend(match marker {
+                                Some(m) => quote!(#m = #k;),
+                                None => quote!(#tape.push(#k);),
+                            });
+                            break;
+                        }
+                    }
+                }
+                let jump = if matches!(inst, Inst::Break) {
+                    quote!(break;)
+                } else {
+                    quote!(continue;)
+                };
+                quote!(#pushes #jump)
+            }
             Inst::Loop { head, body } => {
                 // The trip count goes on the tape after the loop: the reverse sweep runs the
                 // body's reverse that many times, each popping one iteration's records.
@@ -965,6 +1074,7 @@ impl<'a> Reverse<'a> {
                         let c = self.p(*cond, &c_al);
                         quote!(while { #c_body #c } { #body #n += 1; })
                     }
+                    crate::ir::LoopHead::Infinite => quote!(loop { #body #n += 1; }),
                 };
                 quote! {
                     let mut #n: usize = 0;
@@ -1279,7 +1389,16 @@ impl<'a> Reverse<'a> {
                 let c = hyg(&format!("__c{n}"));
                 let route = |b: &Block| -> TokenStream {
                     match (out, b.result) {
-                        (Some(o), Some(res)) => self.with_adjoint(*o, self.acc(res, quote!(#g))),
+                        (Some(o), Some(res)) if self.contributed.contains(&res.0) => {
+                            self.with_adjoint(*o, self.acc(res, quote!(#g)))
+                        }
+                        // The branch's value has no derivative (a constant) or is never made
+                        // (the branch leaves): its adjoint is dropped here, or in a loop it
+                        // would reach the value of an earlier iteration.
+                        (Some(o), _) if self.contributed.contains(&o.0) => {
+                            let b = b_ident(*o);
+                            quote!(#b = ::core::option::Option::None;)
+                        }
                         _ => TokenStream::new(),
                     }
                 };
@@ -1293,20 +1412,33 @@ impl<'a> Reverse<'a> {
                     if #c { #rt #bt } else { #re #be }
                 };
                 let inside: Vec<u32> = self
-                    .returns_in(then_block)
+                    .exits_in(then_block)
                     .into_iter()
-                    .chain(self.returns_in(else_block))
+                    .chain(self.exits_in(else_block))
                     .collect();
-                if !self.has_returns() {
+                if !self.guarded() {
                     return body;
                 }
                 let live = hyg("__live");
-                let ret_id = hyg("__ret");
-                // Entered when the sweep is live, or when it starts at a return inside.
+                let exit = hyg("__exit");
+                // Entered when the sweep is live, or when it starts at an exit inside.
                 return if inside.is_empty() {
                     quote!(if #live { #body })
                 } else {
-                    quote!(if #live #(|| #ret_id == #inside)* { #body })
+                    quote!(if #live #(|| #exit == #inside)* { #body })
+                };
+            }
+            Inst::Loop { body, .. } if loop_mode(body) != LoopMode::Plain => {
+                return self.reverse_exit_loop(body);
+            }
+            Inst::Break | Inst::Continue => {
+                let k = self.jumps[&std::ptr::from_ref(inst)];
+                let live = hyg("__live");
+                let exit = hyg("__exit");
+                return quote! {
+                    if #exit == #k {
+                        #live = true;
+                    }
                 };
             }
             Inst::Loop { body, .. } => {
@@ -1320,7 +1452,7 @@ impl<'a> Reverse<'a> {
             Inst::Return { value } => {
                 let k = self.returns[&std::ptr::from_ref(inst)];
                 let live = hyg("__live");
-                let ret_id = hyg("__ret");
+                let exit = hyg("__exit");
                 let adjoint = hyg("__adjoint");
                 let seed_value = hyg("__seed");
                 let add = self.acc(*value, quote!(#seed_value));
@@ -1328,7 +1460,7 @@ impl<'a> Reverse<'a> {
                     if let ::core::option::Option::Some(#seed_value) = #adjoint { #add }
                 };
                 return quote! {
-                    if #ret_id == #k {
+                    if #exit == #k {
                         #live = true;
                         #seed
                     }
@@ -1341,6 +1473,152 @@ impl<'a> Reverse<'a> {
             self.guard(code)
         }
     }
+}
+
+impl Reverse<'_> {
+    /// The forward sweep of a loop that an exit can leave: the trip count is counted at the start
+    /// of each iteration, so that an iteration that ends early counts too, and goes on the tape
+    /// after the loop, after the loop's marker in `LoopMode::Marker`. In
+    /// `LoopMode::PerIteration` each iteration that ends normally pushes a 0 marker.
+    fn forward_exit_loop(
+        &mut self,
+        inst: &Inst,
+        head: &crate::ir::LoopHead,
+        body: &Block,
+        al: &Aliases,
+        decisions: &[Enclosing],
+    ) -> TokenStream {
+        let tape = hyg("__tape");
+        let index = self.loop_index(inst);
+        let n = hyg(&format!("__n{index}"));
+        let mode = loop_mode(body);
+        let marker = (mode == LoopMode::Marker).then(|| hyg(&format!("__m{index}")));
+        let mut inside = decisions.to_vec();
+        inside.push(Enclosing::Loop {
+            trips: n.clone(),
+            marker: marker.clone(),
+        });
+        let mut inner = al.clone();
+        let body = self.forward_block(body, &mut inner, &inside);
+        let end = (mode == LoopMode::PerIteration).then(|| quote!(#tape.push(0u32);));
+        let looped = match head {
+            crate::ir::LoopHead::For { pat, var, iter } => {
+                let it = self.p(*iter, al);
+                let witness = var.map(|v| self.binding_witness(v));
+                quote!(for #pat in #it { #n += 1; #witness #body #end })
+            }
+            crate::ir::LoopHead::While { cond_block, cond } => {
+                let mut c_al = al.clone();
+                let c_body = self.forward_block(cond_block, &mut c_al, decisions);
+                let c = self.p(*cond, &c_al);
+                quote!(while { #c_body #c } { #n += 1; #body #end })
+            }
+            crate::ir::LoopHead::Infinite => quote!(loop { #n += 1; #body #end }),
+        };
+        let (marker_decl, marker_push) = match &marker {
+            Some(m) => (quote!(let mut #m: u32 = 0;), quote!(#tape.push(#m);)),
+            None => (TokenStream::new(), TokenStream::new()),
+        };
+        quote! {
+            let mut #n: usize = 0;
+            #marker_decl
+            #looped
+            #marker_push
+            #tape.push(#n);
+        }
+    }
+
+    /// The reverse sweep of a loop that an exit can leave. An iteration that ended by exit `k`
+    /// is replayed from that exit on: the sweep is not live, and looks for `k`, until it passes
+    /// `k`, whose reverse makes it live again; so it is live after every iteration.
+    fn reverse_exit_loop(&self, body: &Block) -> TokenStream {
+        let tape = hyg("__tape");
+        let live = hyg("__live");
+        let exit = hyg("__exit");
+        let trips = hyg("__trips");
+        let mark = hyg("__mark");
+        let guarded = self.guarded();
+        self.in_exit_loop.set(self.in_exit_loop.get() + 1);
+        let inner = self.reverse_block(body);
+        self.in_exit_loop.set(self.in_exit_loop.get() - 1);
+        let ended = quote! {
+            let #mark: u32 = #tape.pop();
+            if #mark != 0 {
+                #live = false;
+                #exit = #mark;
+            }
+        };
+        let code = match loop_mode(body) {
+            LoopMode::PerIteration => quote! {
+                let #trips: usize = #tape.pop();
+                for _ in 0..#trips {
+                    #ended
+                    #inner
+                }
+            },
+            // Only the last iteration, replayed first, can have ended early.
+            _ => quote! {
+                let #trips: usize = #tape.pop();
+                #ended
+                for _ in 0..#trips {
+                    #inner
+                }
+            },
+        };
+        if !guarded {
+            return code;
+        }
+        // Entered when the sweep is live, or when it starts at a return inside.
+        let inside = self.returns_in(body);
+        quote!(if #live #(|| #exit == #inside)* { #code })
+    }
+}
+
+/// A construct that an exit in the forward sweep leaves.
+#[derive(Clone)]
+enum Enclosing {
+    /// An `if`, with its decision.
+    If(Ident),
+    /// A loop that an exit can leave, with its trip count, and its marker in `LoopMode::Marker`.
+    Loop { trips: Ident, marker: Option<Ident> },
+}
+
+/// What the reverse sweep of a loop needs to know of how its iterations ended.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum LoopMode {
+    /// No exit leaves the body: every iteration runs to its end; the trip count is enough.
+    Plain,
+    /// A `break` or `return` can end the last iteration early: one marker for the loop, the id
+    /// of that exit or 0.
+    Marker,
+    /// A `continue` can end any iteration early: one marker per iteration.
+    PerIteration,
+}
+
+fn loop_mode(body: &Block) -> LoopMode {
+    fn visit(b: &Block, nested: bool, mode: &mut LoopMode) {
+        for inst in &b.insts {
+            match inst {
+                Inst::Continue if !nested => *mode = LoopMode::PerIteration,
+                Inst::Break if !nested => *mode = (*mode).max(LoopMode::Marker),
+                Inst::Return { .. } => *mode = (*mode).max(LoopMode::Marker),
+                Inst::Block { block, .. } => visit(block, nested, mode),
+                Inst::If {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    visit(then_block, nested, mode);
+                    visit(else_block, nested, mode);
+                }
+                Inst::Loop { body, .. } => visit(body, true, mode),
+                _ => {}
+            }
+        }
+    }
+    let mut mode = LoopMode::Plain;
+    visit(body, false, &mut mode);
+    mode
 }
 
 /// Values written in place rather than through a temporary, per scope.
