@@ -106,11 +106,12 @@ impl<'a> Forward<'a> {
             let ty = &p.ty;
             let m = var.mutable.then(|| quote!(mut));
             params.push(quote!(#m #ident: #ty));
+            let dty = tangent_type(krate, ty);
             if self.act.var(p.var) {
                 let d = self.var_tangent(p.var);
-                params.push(quote!(#m #d: <#ty as #krate::__private::Differentiable>::Tangent));
+                params.push(quote!(#m #d: #dty));
             } else {
-                params.push(quote!(_: <#ty as #krate::__private::Differentiable>::Tangent));
+                params.push(quote!(_: #dty));
             }
         }
         let ret = &func.ret;
@@ -122,11 +123,16 @@ impl<'a> Forward<'a> {
             .collect();
         let mut al = Aliases::default();
         let body = self.block(&func.body, &mut al);
-        let tail = func.body.result.map(|r| {
-            let p = self.p(r, &al);
-            let t = self.t_or_zero(r, &al);
-            quote!((#p, #t))
-        });
+        let tail = match func.body.result {
+            Some(r) => {
+                let p = self.p(r, &al);
+                let t = self.t_or_zero(r, &al);
+                Some(quote!((#p, #t)))
+            }
+            // A function that only writes `&mut [T]` outputs.
+            None if is_unit(ret) => Some(quote!(((), #krate::__private::NoTangent))),
+            None => None,
+        };
         quote! {
             #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unreachable_code, non_snake_case, clippy::all, clippy::pedantic, clippy::nursery)]
             #[inline]
@@ -533,6 +539,20 @@ impl<'a> Forward<'a> {
             }
         }
     }
+}
+
+/// The type of a parameter's tangent: `Tan<T>`, or a slice of tangents for a slice.
+pub(crate) fn tangent_type(krate: &TokenStream, ty: &syn::Type) -> TokenStream {
+    match crate::lower::slice_of(ty) {
+        Some((true, e)) => quote!(&mut [<#e as #krate::__private::Differentiable>::Tangent]),
+        Some((false, e)) => quote!(&[<#e as #krate::__private::Differentiable>::Tangent]),
+        None => quote!(<#ty as #krate::__private::Differentiable>::Tangent),
+    }
+}
+
+/// Whether a type is `()`.
+pub(crate) fn is_unit(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Tuple(t) if t.elems.is_empty())
 }
 
 /// Values written in place rather than through a temporary, per scope.

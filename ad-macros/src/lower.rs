@@ -65,6 +65,19 @@ pub fn is_float_type(ty: &Type) -> bool {
     type_name(ty).is_some_and(|n| prims::is_float_type_name(&n))
 }
 
+/// For a slice type `&[E]` or `&mut [E]`: whether it is `&mut`, and `E`.
+pub fn slice_of(ty: &Type) -> Option<(bool, &Type)> {
+    match ty {
+        Type::Reference(r) => match &*r.elem {
+            Type::Slice(s) => Some((r.mutability.is_some(), &s.elem)),
+            _ => None,
+        },
+        Type::Paren(p) => slice_of(&p.elem),
+        Type::Group(g) => slice_of(&g.elem),
+        _ => None,
+    }
+}
+
 /// Types a parameter or result of a differentiable function may have in this version.
 fn supported_value_type(ty: &Type) -> bool {
     match ty {
@@ -170,9 +183,15 @@ impl Lower {
                 "#[differentiable] does not support variadic functions",
             ));
         }
+        let writes_output = sig
+            .inputs
+            .iter()
+            .any(|arg| matches!(arg, FnArg::Typed(pt) if slice_of(&pt.ty).is_some_and(|(m, _)| m)));
         let ret = match &sig.output {
+            // A function that writes its results into `&mut [T]` outputs may return nothing.
+            ReturnType::Default if writes_output => syn::parse_quote!(()),
             ReturnType::Default => {
-                self.errors.push(err(sig, "#[differentiable] function must return a value: add `-> f64` (or a tuple of results)"));
+                self.errors.push(err(sig, "#[differentiable] function must return a value: add `-> f64` (or a tuple of results), or write the results into a `&mut [f64]` parameter"));
                 syn::parse_quote!(())
             }
             ReturnType::Type(_, ty) => {
@@ -187,8 +206,9 @@ impl Lower {
             match arg {
                 FnArg::Receiver(r) => self.errors.push(err(r, "#[differentiable] does not support methods; write a free function that takes the value as an argument")),
                 FnArg::Typed(pt) => {
-                    if !supported_value_type(&pt.ty) {
-                        self.errors.push(err(&pt.ty, "#[differentiable] supports parameters that are floats, integers, bools, arrays `[T; N]`, `Vec<T>` or tuples of these; pass the values in one of those"));
+                    let slice_ok = slice_of(&pt.ty).is_some_and(|(_, e)| supported_value_type(e));
+                    if !slice_ok && !supported_value_type(&pt.ty) {
+                        self.errors.push(err(&pt.ty, "#[differentiable] supports parameters that are floats, integers, bools, arrays `[T; N]`, `Vec<T>`, tuples of these, `&[T]` or `&mut [T]`; pass the values in one of those"));
                     }
                     let (ident, mutable) = match &*pt.pat {
                         Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => (p.ident.clone(), p.mutability.is_some()),
@@ -427,6 +447,14 @@ impl Lower {
     }
 
     fn assign(&mut self, var: Var, ident: Ident, value: Value, out: &mut Vec<Inst>) {
+        if self.vars[var.0 as usize]
+            .ty
+            .as_ref()
+            .is_some_and(|t| slice_of(t).is_some())
+        {
+            self.errors.push(err(&ident, format!("#[differentiable] cannot assign to the slice `{ident}` itself; write its elements (`{ident}[i] = ...`)")));
+            return;
+        }
         // Variables are told apart by name here; a name written from two macro contexts may
         // stand for two variables, so every pending read of the name copies its value.
         let name = ident.to_string();
@@ -811,6 +839,14 @@ impl Lower {
                     && let Some(ident) = p.path.get_ident()
                     && let Some(var) = self.lookup(&ident.to_string())
                 {
+                    if self.vars[var.0 as usize]
+                        .ty
+                        .as_ref()
+                        .is_some_and(|t| slice_of(t).is_some())
+                    {
+                        self.errors.push(err(p, format!("#[differentiable] cannot use the slice `{ident}` as a whole value yet: index it (`{ident}[i]`), loop over it (`for v in {ident}.iter()`) or take `{ident}.len()`; to pass all of it to another function, pass a `Vec` or an array")));
+                        return self.dummy(out, p.span());
+                    }
                     let v = self.value(p.span());
                     out.push(Inst::Read {
                         out: v,

@@ -53,6 +53,11 @@ fn k_ident(var: Var) -> Ident {
     hyg(&format!("__k{}", var.0))
 }
 
+/// The adjoint buffer of a slice parameter.
+fn bar_ident(var: Var) -> Ident {
+    hyg(&format!("__bar{}", var.0))
+}
+
 /// Record slot of the instruction defining `v`.
 fn s_ident(v: Value) -> Ident {
     hyg(&format!("__s{}", v.0))
@@ -116,6 +121,13 @@ impl<'a> Reverse<'a> {
         // (and with it a type).
         r.contributed.clear();
         r.var_contributed.clear();
+        // A `&mut [T]` output's buffer brings the adjoint of what the function writes there.
+        for p in &func.params {
+            if crate::lower::slice_of(&p.ty).is_some_and(|(mutable, _)| mutable) && r.act.var(p.var)
+            {
+                r.var_contributed.insert(p.var.0);
+            }
+        }
         if let Some(res) = func.body.result {
             r.contribute(res);
         }
@@ -252,6 +264,14 @@ impl<'a> Reverse<'a> {
 
     fn active(&self, v: Value) -> bool {
         self.act.value(v)
+    }
+
+    /// Whether a variable is a slice parameter, whose adjoint is its buffer.
+    fn is_slice(&self, var: Var) -> bool {
+        self.func.vars[var.0 as usize]
+            .ty
+            .as_ref()
+            .is_some_and(|t| crate::lower::slice_of(t).is_some())
     }
 
     fn contribute(&mut self, v: Value) {
@@ -496,6 +516,19 @@ impl<'a> Reverse<'a> {
             let ident = &var.ident;
             let ty = &p.ty;
             let m = var.mutable.then(|| quote!(mut));
+            if let Some((mutable, e)) = crate::lower::slice_of(ty) {
+                // A slice comes with its adjoint buffer, which its adjoint accumulates in.
+                let dup = hyg(&format!("__dup{k}"));
+                let bar = bar_ident(p.var);
+                let kind = if mutable { quote!(DupMut) } else { quote!(Dup) };
+                params.push(quote!(#dup: #krate::__private::#kind<'_, #e>));
+                shapes.push(quote!(let #krate::__private::#kind { value: #m #ident, adjoint: #bar } = #dup;));
+                let none = quote!(#krate::__private::NoTangent);
+                zeros.push(none.clone());
+                adjoints_out.push(none.clone());
+                tangent_types.push(none);
+                continue;
+            }
             params.push(quote!(#m #ident: #ty));
             let z = hyg(&format!("__z{k}"));
             shapes.push(quote!(let #z = #krate::__private::zero(&#ident);));
@@ -520,6 +553,9 @@ impl<'a> Reverse<'a> {
         let mut indexed: Vec<u32> = self.indexed.iter().copied().collect();
         indexed.sort_unstable();
         for v in indexed {
+            if self.is_slice(Var(v)) {
+                continue;
+            }
             let k = k_ident(Var(v));
             let init = func
                 .params
@@ -563,6 +599,11 @@ impl<'a> Reverse<'a> {
                     ::core::option::Option::Some(#p)
                 }
             }
+            // A function that only writes `&mut [T]` outputs.
+            None if crate::forward::is_unit(&func.ret) => quote! {
+                #end_mark
+                ::core::option::Option::Some(())
+            },
             None => TokenStream::new(),
         };
         let joint = hyg("__joint");
@@ -583,6 +624,9 @@ impl<'a> Reverse<'a> {
         let mut vars: Vec<u32> = self.var_contributed.iter().copied().collect();
         vars.sort_unstable();
         for v in vars {
+            if self.is_slice(Var(v)) {
+                continue;
+            }
             let x = x_ident(Var(v));
             decls.push(quote!(let mut #x = ::core::option::Option::None;));
         }
@@ -1160,12 +1204,21 @@ impl<'a> Reverse<'a> {
                     return TokenStream::new();
                 }
                 let pop = self.pop_record(*out);
-                let body = if self.var_contributed.contains(&var.0) {
-                    let (x, k) = (x_ident(*var), k_ident(*var));
-                    let f = if matches!(inst, Inst::Index { .. }) {
-                        quote!(acc_at)
+                let each = matches!(inst, Inst::Sum { .. });
+                let body = if self.is_slice(*var) {
+                    let bar = bar_ident(*var);
+                    let f = if each {
+                        quote!(slice_acc_each)
                     } else {
+                        quote!(slice_acc_at)
+                    };
+                    self.with_adjoint(*out, quote!(#krate::__private::#f(#bar, #r.0, #g);))
+                } else if self.var_contributed.contains(&var.0) {
+                    let (x, k) = (x_ident(*var), k_ident(*var));
+                    let f = if each {
                         quote!(acc_each)
+                    } else {
+                        quote!(acc_at)
                     };
                     self.with_adjoint(*out, quote!(#krate::__private::#f(&mut #x, &#k, #r.0, #g);))
                 } else {
@@ -1178,7 +1231,15 @@ impl<'a> Reverse<'a> {
                     return TokenStream::new();
                 }
                 let pop = self.pop_record(*id);
-                let body = if self.var_contributed.contains(&var.0) {
+                let body = if self.is_slice(*var) {
+                    let bar = bar_ident(*var);
+                    let add = self.acc(*value, quote!(#g));
+                    quote! {
+                        if let ::core::option::Option::Some(#g) = #krate::__private::slice_take_at(#bar, #r.0) {
+                            #add
+                        }
+                    }
+                } else if self.var_contributed.contains(&var.0) {
                     // The element's adjoint goes to the value stored, and the element before the
                     // store receives nothing from what came after it.
                     let (x, k) = (x_ident(*var), k_ident(*var));

@@ -95,10 +95,9 @@ pub(crate) fn forward<F, A>(
 ) -> (F::Output, Tan<F::Output>)
 where
     F: Function<A>,
-    A: 'static,
 {
-    if let Some(cached) = site.get::<ForwardImpl<F, A>>() {
-        return cached.value.call(f, args, tangents);
+    if let Some(cached) = site.get::<ForwardImpl<F::Sig>>() {
+        return registry::call_forward(&cached.value, f, args, tangents);
     }
     forward_slow(site, f, args, tangents)
 }
@@ -113,10 +112,11 @@ fn forward_slow<F, A>(
 ) -> (F::Output, Tan<F::Output>)
 where
     F: Function<A>,
-    A: 'static,
 {
     match registry::resolve_forward(f, site.caller, site.location) {
-        Ok((valid, rule)) => site.set(valid, rule).value.call(f, args, tangents),
+        Ok((valid, rule)) => {
+            registry::call_forward(&site.set(valid, rule).value, f, args, tangents)
+        }
         Err(error) => fail(&error),
     }
 }
@@ -130,6 +130,9 @@ pub(crate) fn fail(error: &Error) -> ! {
 
 /// Marks the word under a resolution index on the tape, so that a tape out of step with its
 /// generated code is a panic with a message.
+/// Generated code passes no slices to the functions it calls.
+const SLICE_CALL: &str = "ad: a function with slice arguments was called from a generated reverse derivative, which passes no adjoint buffers; call it with owned values (`Vec`, arrays)";
+
 const RESOLUTION_MARK: u64 = 0xADAD_5EED_0000_0001;
 
 /// A reverse-mode resolution of a call site, with its index in [`RESOLUTIONS`].
@@ -151,10 +154,10 @@ static RESOLUTIONS: RwLock<Vec<&'static (dyn Any + Send + Sync)>> = RwLock::new(
 pub(crate) fn augmented<F, A>(site: &'static CallSite, f: F, tape: &mut Tape, args: A) -> F::Output
 where
     F: Function<A>,
-    A: 'static,
 {
-    let cached: &'static Cached<Indexed<ReverseImpl<F, A>>> =
-        match site.get::<Indexed<ReverseImpl<F, A>>>() {
+    assert!(!F::BUFFERS, "{SLICE_CALL}");
+    let cached: &'static Cached<Indexed<ReverseImpl<F::Sig>>> =
+        match site.get::<Indexed<ReverseImpl<F::Sig>>>() {
             Some(cached) => cached,
             None => match registry::resolve_reverse(f, site.caller, site.location) {
                 Ok((valid, rule)) => {
@@ -168,10 +171,13 @@ where
             },
         };
     let value = match &cached.value.rule {
-        ReverseImpl::Generated(r) => F::call_reverse(*r, args, tape, None, false)
-            .0
-            .expect("ad: a generated forward sweep returns its value"),
-        ReverseImpl::Split(r) => r.augment(args, tape),
+        ReverseImpl::Generated(r) => {
+            let mut stores = F::stores(&args);
+            F::call_reverse(*r, args, &mut stores, tape, None, false)
+                .0
+                .expect("ad: a generated forward sweep returns its value")
+        }
+        ReverseImpl::Split(r) => crate::function::augment::<F, A>(r, args, tape),
         ReverseImpl::Rule(_) | ReverseImpl::DynRule(_) | ReverseImpl::FromForward(_) => {
             f.call(args)
         }
@@ -190,35 +196,39 @@ pub(crate) fn backward<F, A>(
     args: A,
     value: F::Output,
     adjoint: Option<crate::function::Tan<F::Output>>,
-) -> F::Tangents
+) -> F::Gradient
 where
     F: Function<A>,
-    A: 'static,
 {
     const OUT_OF_STEP: &str = "ad: a reverse sweep is out of step with its tape";
     assert_eq!(tape.pop::<u64>(), RESOLUTION_MARK, "{OUT_OF_STEP}");
     let index = usize::try_from(tape.pop::<u64>()).expect(OUT_OF_STEP);
-    let rule: &'static ReverseImpl<F, A> = RESOLUTIONS
+    let rule: &'static ReverseImpl<F::Sig> = RESOLUTIONS
         .read()
         .unwrap_or_else(|e| e.into_inner())
         .get(index)
-        .and_then(|r| r.downcast_ref::<ReverseImpl<F, A>>())
+        .and_then(|r| r.downcast_ref::<ReverseImpl<F::Sig>>())
         .expect(OUT_OF_STEP);
+    // Value arguments only (see `augmented`): the buffers are `()`.
+    let mut stores = F::stores(&args);
     match (rule, adjoint) {
         (ReverseImpl::Generated(r), adjoint) => {
             // With no adjoint: the reverse sweep without a seed, which only pops.
             let discard = adjoint.is_none();
-            F::call_reverse(*r, args, tape, adjoint, discard).1
+            F::call_reverse(*r, args, &mut stores, tape, adjoint, discard).1
         }
         (ReverseImpl::Split(r), None) => {
-            let _ = r.back(tape, crate::Differentiable::zero_tangent(&value));
-            F::zero_tangents(&args)
+            let _ =
+                crate::function::back::<F, A>(r, tape, crate::Differentiable::zero_tangent(&value));
+            F::zero_gradient(&args)
         }
-        (ReverseImpl::Split(r), Some(adjoint)) => r.back(tape, adjoint),
-        (_, None) => F::zero_tangents(&args),
-        (ReverseImpl::Rule(r), Some(adjoint)) => F::call_reverse_rule(*r, args, value, adjoint),
+        (ReverseImpl::Split(r), Some(adjoint)) => crate::function::back::<F, A>(r, tape, adjoint),
+        (_, None) => F::zero_gradient(&args),
+        (ReverseImpl::Rule(r), Some(adjoint)) => {
+            F::call_reverse_rule(*r, args, &mut stores, value, adjoint)
+        }
         (ReverseImpl::DynRule(r), Some(adjoint)) => {
-            F::call_dyn_reverse_rule(r, args, value, adjoint)
+            F::call_dyn_reverse_rule(r, args, &mut stores, value, adjoint)
         }
         (ReverseImpl::FromForward(r), Some(adjoint)) => {
             registry::reverse_from_forward(f, r, &args, &adjoint)

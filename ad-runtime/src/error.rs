@@ -56,6 +56,18 @@ pub enum Error {
         /// Where the entry point is called.
         location: Location,
     },
+    /// A function with slice arguments has a rule of the other mode only: such rules are not
+    /// converted.
+    NotConvertible {
+        /// Readable path of the function.
+        function: String,
+        /// The mode that was asked for.
+        mode: Mode,
+        /// The function whose derivative needed it (or the entry point).
+        caller: String,
+        /// Where the call stands.
+        location: Location,
+    },
     /// A function pointer whose address belongs to several functions (the linker merged
     /// functions with identical code), so the registry cannot tell which one it is.
     AmbiguousPointer {
@@ -129,6 +141,23 @@ impl fmt::Display for Error {
                     "{entry}: {what} of `{function}` has {found} elements{at} where the value has \
                      {expected}, at {location}\nhelp: give each value a tangent or adjoint of its own \
                      shape; `ad::Differentiable::zero_tangent(&value)` makes a zero one to fill in"
+                )
+            }
+            Error::NotConvertible {
+                function,
+                mode,
+                caller,
+                location,
+            } => {
+                let short = function.rsplit("::").next().unwrap_or(function);
+                write!(
+                    f,
+                    "no {mode} derivative for `{function}`, called from `{caller}` at {location}: \
+                     it has a rule of the other mode only, and a rule of a function with slice \
+                     arguments is not converted to the other mode\nhelp: write its {mode} rule too \
+                     (`#[ad::custom_rule({kw}, of = {short})]`) or annotate it with \
+                     `#[ad::differentiable]`",
+                    kw = mode.keyword(),
                 )
             }
             Error::AmbiguousPointer {

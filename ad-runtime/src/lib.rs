@@ -9,9 +9,11 @@ pub mod rules;
 mod tangent;
 mod tape;
 
-pub use api::{grad, jvp, try_jvp, try_value_and_grad, try_vjp, value_and_grad, vjp};
+pub use api::{grad, jvp, try_jvp, try_value_and_grad, try_vjp, value_and_grad, vjp, vjp_into};
 pub use error::Error;
-pub use function::{ForwardClosure, Function, ReverseClosure, Tan};
+pub use function::{
+    Arg, Dup, DupMut, ForwardClosure, Function, Param, ReverseClosure, Slice, SliceMut, Tan,
+};
 pub use registry::{Location, Mode, Origin};
 pub use tangent::{
     Accumulate, Differentiable, Linear, NoDerivative, NoTangent, Seed, ShapeMismatch,
@@ -35,8 +37,9 @@ pub mod __private {
     pub mod prim {
         pub use crate::prim::*;
     }
+    pub use crate::function::{Dup, DupMut};
     pub use crate::private::*;
-    pub use crate::tangent::{Differentiable, NoDerivative};
+    pub use crate::tangent::{Differentiable, NoDerivative, NoTangent};
     pub use crate::tape::{Tape, Tapeable};
 }
 

@@ -185,10 +185,13 @@ pub fn acc_total<S: Seq>(slot: &mut Option<S::Elem>, seq: &S) {
     }
 }
 
-/// The sum of a sequence of tangents, for the tangent of `iter().sum()`.
+/// The sum of a sequence of tangents (an array's, a `Vec`'s or a slice's), in order, for the
+/// tangent of `iter().sum()`.
 #[inline]
-pub fn sum_tangent<S: Seq>(seq: &S, zero: S::Elem) -> S::Elem {
-    seq.total().unwrap_or(zero)
+pub fn sum_tangent<E: crate::Accumulate + Clone>(seq: &[E], zero: E) -> E {
+    seq.iter()
+        .cloned()
+        .fold(zero, crate::Accumulate::accumulate)
 }
 
 /// An adjoint of an argument, given the argument's zero adjoint: a `Vec` adjoint that the
@@ -199,4 +202,25 @@ pub fn fit<T: crate::Accumulate>(adjoint: Option<T>, zero: T) -> T {
         Some(a) => zero.accumulate(a),
         None => zero,
     }
+}
+
+/// Adds `value` to element `i` of a slice's adjoint buffer.
+#[inline(always)]
+pub fn slice_acc_at<T: crate::Accumulate + Default>(bar: &mut [T], i: usize, value: T) {
+    bar[i] = core::mem::take(&mut bar[i]).accumulate(value);
+}
+
+/// Adds `value` to each of the first `len` elements of a slice's adjoint buffer.
+#[inline]
+pub fn slice_acc_each<T: crate::Accumulate + Default + Clone>(bar: &mut [T], len: usize, value: T) {
+    for b in &mut bar[..len] {
+        *b = core::mem::take(b).accumulate(value.clone());
+    }
+}
+
+/// Takes element `i` out of a slice's adjoint buffer, leaving zero: the adjoint of a value
+/// stored there, which the values stored before do not share.
+#[inline(always)]
+pub fn slice_take_at<T: Default>(bar: &mut [T], i: usize) -> Option<T> {
+    Some(core::mem::take(&mut bar[i]))
 }

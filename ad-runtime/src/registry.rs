@@ -8,7 +8,7 @@
 //! 4. otherwise [`Error::MissingRule`].
 
 use crate::error::Error;
-use crate::function::Function;
+use crate::function::{Function, Signature};
 use crate::tape::Tape;
 use core::any::{Any, TypeId};
 use core::fmt;
@@ -539,9 +539,7 @@ pub(crate) fn check_all() -> Vec<Error> {
 const MISMATCH: &str = "ad: a rule is registered under the key of a function of another type";
 
 /// Takes the typed forward rule out of a resolution.
-pub(crate) fn forward_rule<F: Function<A>, A: 'static>(
-    resolution: &Resolution<'_>,
-) -> ForwardImpl<F, A> {
+pub(crate) fn forward_rule<F: Function<A>, A>(resolution: &Resolution<'_>) -> ForwardImpl<F::Sig> {
     match resolution {
         Resolution::Runtime(rule) => ForwardImpl::Runtime(
             rule.rule
@@ -558,63 +556,67 @@ pub(crate) fn forward_rule<F: Function<A>, A: 'static>(
     }
 }
 
-/// A resolved forward rule of `F`, ready to call.
-pub(crate) enum ForwardImpl<F: Function<A>, A> {
-    Static(F::Forward),
-    Runtime(Arc<F::DynForward>),
+/// A resolved forward rule of a function of signature `S`, ready to call.
+pub(crate) enum ForwardImpl<S: Signature> {
+    Static(S::Forward),
+    Runtime(Arc<S::DynForward>),
     /// A reverse rule, one reverse sweep per coordinate of the result.
-    FromReverse(Box<ReverseImpl<F, A>>),
+    FromReverse(Box<ReverseImpl<S>>),
 }
 
-impl<F: Function<A>, A> ForwardImpl<F, A> {
-    #[inline(always)]
-    pub(crate) fn call(
-        &self,
-        f: F,
-        args: A,
-        tangents: F::Tangents,
-    ) -> (F::Output, crate::function::Tan<F::Output>) {
-        match self {
-            ForwardImpl::Static(rule) => F::call_forward(*rule, args, tangents),
-            ForwardImpl::Runtime(rule) => F::call_dyn_forward(rule, args, tangents),
-            ForwardImpl::FromReverse(rule) => forward_from_reverse(f, rule, args, &tangents),
-        }
+/// Calls a resolved forward rule of `f`.
+#[inline(always)]
+pub(crate) fn call_forward<F: Function<A>, A>(
+    rule: &ForwardImpl<F::Sig>,
+    f: F,
+    args: A,
+    tangents: F::Tangents,
+) -> (F::Output, crate::function::Tan<F::Output>) {
+    match rule {
+        ForwardImpl::Static(rule) => F::call_forward(*rule, args, tangents),
+        ForwardImpl::Runtime(rule) => F::call_dyn_forward(rule, args, tangents),
+        ForwardImpl::FromReverse(rule) => forward_from_reverse(f, rule, args, &tangents),
     }
 }
+
+const NOT_CONVERTIBLE: &str =
+    "ad: resolution converts rules only of functions without slice arguments";
 
 /// The JVP from a reverse rule: the tangent's coordinate j is the adjoints of the unit adjoint
 /// e_j of the result, dotted with the arguments' tangents.
 #[cold]
 fn forward_from_reverse<F: Function<A>, A>(
     f: F,
-    rule: &ReverseImpl<F, A>,
+    rule: &ReverseImpl<F::Sig>,
     args: A,
     tangents: &F::Tangents,
 ) -> (F::Output, crate::function::Tan<F::Output>) {
     use crate::tangent::Linear;
-    let value = f.call(F::clone_args(&args));
+    let copy = |args: &A| F::clone_args(args).expect(NOT_CONVERTIBLE);
+    let value = f.call(copy(&args));
     let mut tangent = crate::Differentiable::zero_tangent(&value);
     for j in 0..tangent.dim() {
         let unit = tangent.unit_like(j);
+        let mut stores = F::stores(&args);
         let adjoints = match rule {
             ReverseImpl::Rule(r) => {
-                F::call_reverse_rule(*r, F::clone_args(&args), F::clone_output(&value), unit)
+                F::call_reverse_rule(*r, copy(&args), &mut stores, F::clone_output(&value), unit)
             }
             ReverseImpl::DynRule(r) => {
-                F::call_dyn_reverse_rule(r, F::clone_args(&args), F::clone_output(&value), unit)
+                F::call_dyn_reverse_rule(r, copy(&args), &mut stores, F::clone_output(&value), unit)
             }
             ReverseImpl::Split(r) => {
                 // One forward part's residuals for each reverse part, which pops them.
                 let mut tape = Tape::new();
-                r.augment(F::clone_args(&args), &mut tape);
-                r.back(&mut tape, unit)
+                crate::function::augment::<F, A>(r, copy(&args), &mut tape);
+                crate::function::back::<F, A>(r, &mut tape, unit)
             }
             // Generated derivatives are never converted; a converted rule is the user's.
             ReverseImpl::Generated(_) | ReverseImpl::FromForward(_) => {
                 unreachable!("ad: only a user's reverse rule is converted to forward mode")
             }
         };
-        tangent.set(j, adjoints.dot(tangents));
+        tangent.set(j, F::dot(&adjoints, tangents));
     }
     (value, tangent)
 }
@@ -626,36 +628,53 @@ pub(crate) struct Validity {
     pub(crate) seen: u64,
 }
 
+/// A rule of the other mode cannot stand in for a function with slice arguments.
+fn check_convertible<F: Function<A>, A>(
+    resolution: &Resolution<'_>,
+    mode: Mode,
+    caller: &str,
+    location: Location,
+) -> Result<(), Error> {
+    if F::BUFFERS && matches!(resolution, Resolution::Converted(_)) {
+        return Err(Error::NotConvertible {
+            function: core::any::type_name::<F>().to_owned(),
+            mode,
+            caller: caller.to_owned(),
+            location,
+        });
+    }
+    Ok(())
+}
+
 /// Resolves the forward rule of `f`, with how long the resolution stays valid.
-pub(crate) fn resolve_forward<F: Function<A>, A: 'static>(
+pub(crate) fn resolve_forward<F: Function<A>, A>(
     f: F,
     caller: &str,
     location: Location,
-) -> Result<(Validity, ForwardImpl<F, A>), Error> {
+) -> Result<(Validity, ForwardImpl<F::Sig>), Error> {
     let key = key_of(f, location)?;
     let runtime = runtime_rules();
     let epoch = generation(key);
     let seen = epoch.load(Ordering::Acquire);
     let name = || core::any::type_name::<F>().to_owned();
     let resolution = resolve(&runtime, key, Mode::Forward, &name, caller, location)?;
+    check_convertible::<F, A>(&resolution, Mode::Forward, caller, location)?;
     Ok((Validity { epoch, seen }, forward_rule::<F, A>(&resolution)))
 }
 
-/// A resolved reverse rule of `F`.
-pub(crate) enum ReverseImpl<F: Function<A>, A> {
-    Generated(F::Reverse),
-    Rule(F::ReverseRule),
-    DynRule(Arc<F::DynReverseRule>),
+/// A resolved reverse rule of a function of signature `S`.
+pub(crate) enum ReverseImpl<S: Signature> {
+    Generated(S::Reverse),
+    Rule(S::ReverseRule),
+    DynRule(Arc<S::DynReverseRule>),
     /// A forward rule, one JVP per coordinate of the arguments.
-    FromForward(Box<ForwardImpl<F, A>>),
+    FromForward(Box<ForwardImpl<S>>),
     /// A user's reverse rule with residuals.
-    Split(crate::function::SplitRule<F, A>),
+    Split(crate::function::SplitRule<S>),
 }
 
 /// Takes the typed reverse rule out of a resolution.
-pub(crate) fn reverse_rule<F: Function<A>, A: 'static>(
-    resolution: &Resolution<'_>,
-) -> ReverseImpl<F, A> {
+pub(crate) fn reverse_rule<F: Function<A>, A>(resolution: &Resolution<'_>) -> ReverseImpl<F::Sig> {
     match resolution {
         Resolution::Runtime(rule) => ReverseImpl::DynRule(
             rule.rule
@@ -671,7 +690,7 @@ pub(crate) fn reverse_rule<F: Function<A>, A: 'static>(
             None => ReverseImpl::Split(
                 loaded
                     .rule
-                    .downcast_ref::<crate::function::SplitRule<F, A>>()
+                    .downcast_ref::<crate::function::SplitRule<F::Sig>>()
                     .expect(MISMATCH)
                     .clone(),
             ),
@@ -687,31 +706,33 @@ pub(crate) fn reverse_rule<F: Function<A>, A: 'static>(
 #[cold]
 pub(crate) fn reverse_from_forward<F: Function<A>, A>(
     f: F,
-    rule: &ForwardImpl<F, A>,
+    rule: &ForwardImpl<F::Sig>,
     args: &A,
     adjoint: &crate::function::Tan<F::Output>,
-) -> F::Tangents {
+) -> F::Gradient {
     use crate::tangent::Linear;
-    let mut adjoints = F::zero_tangents(args);
-    for i in 0..adjoints.dim() {
-        let (_, tangent) = rule.call(f, F::clone_args(args), adjoints.unit_like(i));
-        adjoints.set(i, tangent.dot(adjoint));
+    let mut adjoints = F::zero_gradient(args);
+    for i in 0..F::tangent_dim(args) {
+        let copy = F::clone_args(args).expect(NOT_CONVERTIBLE);
+        let (_, tangent) = call_forward(rule, f, copy, F::unit_tangents(args, i));
+        F::set_gradient(&mut adjoints, i, tangent.dot(adjoint));
     }
     adjoints
 }
 
 /// Resolves the reverse rule of `f`, with how long the resolution stays valid.
-pub(crate) fn resolve_reverse<F: Function<A>, A: 'static>(
+pub(crate) fn resolve_reverse<F: Function<A>, A>(
     f: F,
     caller: &str,
     location: Location,
-) -> Result<(Validity, ReverseImpl<F, A>), Error> {
+) -> Result<(Validity, ReverseImpl<F::Sig>), Error> {
     let key = key_of(f, location)?;
     let runtime = runtime_rules();
     let epoch = generation(key);
     let seen = epoch.load(Ordering::Acquire);
     let name = || core::any::type_name::<F>().to_owned();
     let resolution = resolve(&runtime, key, Mode::Reverse, &name, caller, location)?;
+    check_convertible::<F, A>(&resolution, Mode::Reverse, caller, location)?;
     Ok((Validity { epoch, seen }, reverse_rule::<F, A>(&resolution)))
 }
 
