@@ -5,6 +5,7 @@ use crate::attr;
 use crate::forward::{CalleeSite, Forward};
 use crate::lower::Lower;
 use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
 use quote::{quote, quote_spanned};
 use syn::{Ident, ItemFn};
 
@@ -21,12 +22,120 @@ pub fn with_fallback(original: TokenStream, result: syn::Result<TokenStream>) ->
 }
 
 fn parse_fn(item: TokenStream, attribute: &str) -> syn::Result<ItemFn> {
-    syn::parse2::<ItemFn>(item.clone()).map_err(|_| {
-        syn::Error::new_spanned(
-            item,
-            format!("#[{attribute}] applies to free functions (`fn name(x: f64) -> f64 {{ .. }}`)"),
+    if let Ok(f) = syn::parse2::<ItemFn>(item.clone()) {
+        return Ok(f);
+    }
+    // Say what the attribute is on, so the fix can be specific.
+    let bodiless = syn::parse2::<syn::TraitItemFn>(item.clone())
+        .ok()
+        .filter(|f| f.default.is_none());
+    let (tokens, message): (TokenStream, String) = if let Some(f) = bodiless {
+        // `fn f(..);` with no body: a trait item, or a function of an `extern` block.
+        let semi = f.semi_token.map(|s| s.to_token_stream());
+        let sig = f.sig.to_token_stream();
+        let fix = if attribute == "differentiable" {
+            "write a free function with a body, and call it from the trait's implementations"
+        } else {
+            "write the rule as a free function with a body"
+        };
+        (
+            quote!(#sig #semi),
+            format!(
+                "#[{attribute}] needs the function's body, and this `fn` has none (it is declared in a trait or an `extern` block); {fix}"
+            ),
         )
-    })
+    } else {
+        let shape = "free functions (`fn name(x: f64) -> f64 { .. }`)";
+        let to_fn = "put it on a function";
+        // The item's keyword and name, not its whole body.
+        let head = |keyword: &dyn ToTokens, name: &dyn ToTokens| {
+            let mut ts = keyword.to_token_stream();
+            name.to_tokens(&mut ts);
+            ts
+        };
+        let (head, what, fix) = match syn::parse2::<syn::Item>(item.clone()) {
+            Ok(syn::Item::Impl(i)) => (
+                head(&i.impl_token, &i.self_ty),
+                "an `impl` block",
+                "methods are not supported; write free functions that take the value as an argument",
+            ),
+            Ok(syn::Item::Trait(t)) => (
+                head(&t.trait_token, &t.ident),
+                "a trait",
+                "write free functions and call them from the trait's implementations",
+            ),
+            Ok(syn::Item::Mod(m)) => (
+                head(&m.mod_token, &m.ident),
+                "a module",
+                "put it on each function of the module",
+            ),
+            Ok(syn::Item::Struct(s)) => (head(&s.struct_token, &s.ident), "a struct", to_fn),
+            Ok(syn::Item::Enum(e)) => (head(&e.enum_token, &e.ident), "an enum", to_fn),
+            Ok(syn::Item::Const(c)) => (head(&c.const_token, &c.ident), "a constant", to_fn),
+            Ok(syn::Item::Static(s)) => (head(&s.static_token, &s.ident), "a `static`", to_fn),
+            Ok(syn::Item::Type(t)) => (head(&t.type_token, &t.ident), "a type alias", to_fn),
+            _ => (item, "this item", to_fn),
+        };
+        (
+            head,
+            format!("#[{attribute}] applies to {shape}, not to {what}: {fix}"),
+        )
+    };
+    Err(syn::Error::new_spanned(tokens, message))
+}
+
+/// Types that are certainly not floats, integers, bools, arrays, `Vec`s or tuples of these,
+/// by the last segment of their path; rustc would report them on the generated code instead.
+const NOT_DIFFERENTIABLE: &[&str] = &[
+    "String",
+    "str",
+    "PathBuf",
+    "Path",
+    "OsString",
+    "OsStr",
+    "CString",
+    "CStr",
+    "Duration",
+    "Instant",
+    "SystemTime",
+];
+
+/// Errors for parameter and result types that can never carry or pass through a derivative.
+fn check_signature_types(sig: &syn::Signature) -> Vec<syn::Error> {
+    let named = |ty: &syn::Type| match ty {
+        syn::Type::Path(p) if p.qself.is_none() => p
+            .path
+            .segments
+            .last()
+            .filter(|s| s.arguments.is_none())
+            .map(|s| s.ident.to_string())
+            .filter(|name| NOT_DIFFERENTIABLE.contains(&name.as_str())),
+        _ => None,
+    };
+    let mut errors = Vec::new();
+    for arg in &sig.inputs {
+        if let syn::FnArg::Typed(pt) = arg
+            && let Some(name) = named(&pt.ty)
+        {
+            errors.push(syn::Error::new_spanned(
+                &pt.ty,
+                format!(
+                    "#[differentiable] cannot pass a `{name}` through a derivative: parameters are floats, integers, bools, arrays `[T; N]`, `Vec<T>` or tuples of these; compute what depends on the `{name}` outside the function and pass the result"
+                ),
+            ));
+        }
+    }
+    if let syn::ReturnType::Type(_, ty) = &sig.output
+        && let Some(name) = named(ty)
+    {
+        errors.push(syn::Error::new_spanned(
+            ty,
+            format!(
+                "#[differentiable] cannot differentiate a function that returns a `{name}`: results are floats, integers, bools, arrays `[T; N]`, `Vec<T>` or tuples of these; differentiate the numeric part in a function of its own and build the `{name}` from its result"
+            ),
+        ));
+    }
+    errors
 }
 
 fn location(krate: &TokenStream, span: Span) -> TokenStream {
@@ -35,10 +144,102 @@ fn location(krate: &TokenStream, span: Span) -> TokenStream {
     }
 }
 
-/// `tokens` with every span set to `span`, so that an expression built from them spans only the
-/// user's tokens it stands for.
-/// A call through the registry: a `static` cache for the call site, then `call`, which carries
-/// the user's span so that a type error in it points at the user's call.
+/// The names of the items that fit a call's arguments to its callee (see [`fit_items`]).
+fn fit_names() -> (Ident, Ident, Ident) {
+    (
+        Ident::new("__AdFit", Span::mixed_site()),
+        Ident::new("__AdFitExact", Span::mixed_site()),
+        Ident::new("__AdFitOther", Span::mixed_site()),
+    )
+}
+
+/// The items behind [`call_site`]'s fitting, emitted once beside the derivatives of a function
+/// that calls others.
+///
+/// A call whose arguments do not fit the callee (a wrong count, a wrong type) is an error in the
+/// user's own function, where rustc reports it. The generated call must not report it again, so
+/// its arguments go through `__AdFit<F, A>`, where `F` is the callee and `A` the tuple of the
+/// arguments as written. When `F` is a function of the arguments `A`, method resolution finds the
+/// exact `fit`, the identity, and `A` is tied to the callee's parameters (an unsuffixed literal
+/// argument gets the parameter's type). Otherwise it falls back, by autoref, to a `fit` that
+/// gives the value whatever type the call needs: that type-checks without a word and never runs,
+/// since the user's function, and with it the crate, does not compile.
+fn fit_items(krate: &TokenStream) -> TokenStream {
+    let (fit, exact, other) = fit_names();
+    quote! {
+        struct #fit<F, A>(::core::marker::PhantomData<fn() -> (F, A)>);
+
+        impl<F, A> #fit<F, A> {
+            #[inline]
+            fn of(_: &F, _: &A) -> Self {
+                #fit(::core::marker::PhantomData)
+            }
+        }
+
+        trait #exact<A> {
+            fn fit<P>(&self, value: P) -> P;
+            fn fit_tangents<P>(&self, value: P) -> P;
+        }
+
+        impl<F: #krate::__private::Function<A>, A> #exact<A> for #fit<F, A> {
+            #[inline]
+            fn fit<P>(&self, value: P) -> P {
+                value
+            }
+
+            #[inline]
+            fn fit_tangents<P>(&self, value: P) -> P {
+                value
+            }
+        }
+
+        trait #other<A> {
+            fn fit<P, B>(&self, value: P) -> B;
+            fn fit_tangents<P>(&self, value: P) -> <A as #krate::__private::Differentiable>::Tangent
+            where
+                A: #krate::__private::Differentiable;
+        }
+
+        impl<F, A> #other<A> for &#fit<F, A> {
+            fn fit<P, B>(&self, _: P) -> B {
+                ::core::unreachable!("ad: the arguments of a call do not fit the function it calls, which rustc reports on the call")
+            }
+
+            fn fit_tangents<P>(&self, _: P) -> <A as #krate::__private::Differentiable>::Tangent
+            where
+                A: #krate::__private::Differentiable,
+            {
+                ::core::unreachable!("ad: the arguments of a call do not fit the function it calls, which rustc reports on the call")
+            }
+        }
+    }
+}
+
+/// The comma-separated parts of `tokens`; tuples and calls inside them are groups.
+fn split_commas(tokens: TokenStream) -> Vec<TokenStream> {
+    let mut parts = vec![TokenStream::new()];
+    for t in tokens {
+        match &t {
+            proc_macro2::TokenTree::Punct(p) if p.as_char() == ',' => {
+                parts.push(TokenStream::new());
+            }
+            _ => parts.last_mut().expect("a part").extend([t]),
+        }
+    }
+    parts.retain(|p| !p.is_empty());
+    parts
+}
+
+/// A call of `callee` through the registry, by `method` of `Function`:
+/// - `__forward`, with `args` the argument tuple and the tangent tuple;
+/// - `__augmented`, with `args` the tape and the argument tuple;
+/// - `__backward`, with `args` the tape, the call's record `(arguments, value)` and the value's
+///   adjoint; its result is the tuple of the arguments' adjoints, one per argument as written.
+///
+/// The forward ones own a `static` cache for the call site. The call carries the user's span, so
+/// that a type error in it points at the user's call. The arguments go through the fitting of
+/// [`fit_items`] first, so that arguments that do not fit the callee are reported once, on the
+/// user's own call, and not again on the generated one.
 pub fn call_site(
     krate: &TokenStream,
     caller: &TokenStream,
@@ -51,7 +252,7 @@ pub fn call_site(
     let line = quote_spanned!(span=> ::core::line!());
     let column = quote_spanned!(span=> ::core::column!());
     let krate_here = respan(krate, span);
-    let method = Ident::new(method, span);
+    let method_ident = Ident::new(method, span);
     // The argument tuples carry the call's span too (their contents keep their own).
     let args: TokenStream = args
         .into_iter()
@@ -62,18 +263,59 @@ pub fn call_site(
             t
         })
         .collect();
-    let call = quote_spanned! {span=>
-        #krate_here::__private::Function::#method(#callee, &#site, #args)
+    let (fit, _, _) = fit_names();
+    let arguments = Ident::new("__ad_args", Span::mixed_site());
+    let tangents = Ident::new("__ad_tangents", Span::mixed_site());
+    let fitting = Ident::new("__ad_fit", Span::mixed_site());
+    let function = quote_spanned!(span=> #krate_here::__private::Function::#method_ident);
+    let fitter = quote_spanned!(span=> let #fitting = #fit::of(&#callee, &#arguments););
+    let fitted = |value: TokenStream| quote_spanned!(span=> (&#fitting).fit(#value));
+    let static_site = quote! {
+        static #site: #krate::__private::CallSite =
+            #krate::__private::CallSite::new(#caller, ::core::file!(), #line, #column);
     };
-    quote! {
-        {
-            static #site: #krate::__private::CallSite =
-                #krate::__private::CallSite::new(#caller, ::core::file!(), #line, #column);
-            #call
+    match (method, split_commas(args).as_slice()) {
+        ("__forward", [values, tangent_values]) => {
+            let pair = fitted(quote!((#arguments, #tangents)));
+            quote! {
+                {
+                    #static_site
+                    let #arguments = #values;
+                    let #tangents = #tangent_values;
+                    #fitter
+                    let (#arguments, #tangents) = #pair;
+                    #function(#callee, &#site, #arguments, #tangents)
+                }
+            }
         }
+        ("__augmented", [tape, values]) => {
+            let fitted = fitted(quote!(#arguments));
+            quote! {
+                {
+                    #static_site
+                    let #arguments = #values;
+                    #fitter
+                    #function(#callee, &#site, #tape, #fitted)
+                }
+            }
+        }
+        ("__backward", [tape, record, adjoint]) => {
+            let fitted = fitted(quote!(#arguments));
+            let adjoints = quote_spanned!(span=> (&#fitting).fit_tangents(#function(#callee, #tape, #fitted, #record.1, #adjoint)));
+            quote! {
+                {
+                    let #arguments = #record.0;
+                    #fitter
+                    #adjoints
+                }
+            }
+        }
+        _ => unreachable!("a generated call of an unknown shape: {method}"),
     }
 }
 
+/// `tokens` with every span set to `span`, so that an expression built from them spans only the
+/// user's tokens it stands for.
 pub fn respan(tokens: &TokenStream, span: Span) -> TokenStream {
     tokens
         .clone()
@@ -104,22 +346,39 @@ fn both<A, B>(a: syn::Result<A>, b: syn::Result<B>) -> syn::Result<(A, B)> {
     }
 }
 
-pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
-    let args = attr::differentiable(args);
-    let func = parse_fn(item, "differentiable");
-    let (args, func) = both(args, func)?;
-    let krate = &args.krate;
-
-    let ir = Lower::new().function(&func)?;
-    let act = activity::analyse(&ir);
-    let mut errors = Vec::new();
-    activity::check(&ir, &act, &mut errors);
-    if let Some(e) = errors.into_iter().reduce(|mut a, b| {
+/// The errors of `errors` together, if there are any.
+fn combined(errors: Vec<syn::Error>) -> Option<syn::Error> {
+    errors.into_iter().reduce(|mut a, b| {
         a.combine(b);
         a
-    }) {
-        return Err(e);
+    })
+}
+
+/// A function lowered to the IR and analysed, or all the errors found in it.
+fn lower_and_check(func: &ItemFn) -> syn::Result<(crate::ir::Func, activity::Activity)> {
+    let mut errors = check_signature_types(&func.sig);
+    let ir = match Lower::new().function(func) {
+        Ok(ir) => ir,
+        Err(e) => {
+            errors.push(e);
+            return Err(combined(errors).expect("an error"));
+        }
+    };
+    let act = activity::analyse(&ir);
+    activity::check(&ir, &act, &mut errors);
+    match combined(errors) {
+        Some(e) => Err(e),
+        None => Ok((ir, act)),
     }
+}
+
+pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let args = attr::differentiable(args);
+    let lowered = parse_fn(item, "differentiable")
+        .and_then(|func| lower_and_check(&func).map(|(ir, act)| (func, ir, act)));
+    // Errors in the arguments and in the function, all together.
+    let (args, (func, ir, act)) = both(args, lowered)?;
+    let krate = &args.krate;
 
     let mut fwd = Forward::new(&ir, &act, krate);
     let jvp = fwd.emit();
@@ -133,13 +392,16 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
     let callees = callee_list(krate, &fwd.callees);
     let entry = |parts_fn: &str, rule_fn: &Ident, mode: &str| {
         let (rule, info) = loader_locals();
-        let parts_fn = Ident::new(parts_fn, Span::call_site());
+        // On the function's name: a signature `ad` cannot differentiate is reported there.
+        let parts_fn = Ident::new(parts_fn, name.span());
+        let krate_at_name = respan(krate, name.span());
+        let parts = quote_spanned!(name.span()=> #krate_at_name::__private::Function::#parts_fn(&#name, #name as usize));
         let mode = Ident::new(mode, Span::call_site());
         quote! {
             #krate::__private::register_rule!(#krate::__private::RuleEntry {
                 load: || {
                     #[allow(unused_assignments)]
-                    let (mut #rule, #info) = #krate::__private::Function::#parts_fn(&#name, #name as usize);
+                    let (mut #rule, #info) = #parts;
                     #rule = #rule_fn;
                     (#info, #krate::__private::boxed(#rule))
                 },
@@ -154,6 +416,8 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
     let forward_entry = entry("__forward_parts", &jvp_name, "Forward");
     let reverse_entry = entry("__reverse_parts", &vjp_name, "Reverse");
 
+    let fit_items = (!fwd.callees.is_empty()).then(|| fit_items(krate));
+
     Ok(quote! {
         #func
 
@@ -162,6 +426,7 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
         #[doc(hidden)]
         #[allow(function_casts_as_integer)]
         const _: () = {
+            #fit_items
             #jvp
             #vjp
 
@@ -189,20 +454,27 @@ fn callee_list(krate: &TokenStream, sites: &[CalleeSite]) -> Vec<TokenStream> {
 
 pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let args = attr::custom_rule(args);
-    let func = parse_fn(item, "custom_rule");
+    let func = parse_fn(item, "custom_rule").and_then(|func| {
+        let mut errors = Vec::new();
+        if !func.sig.generics.params.is_empty() {
+            errors.push(syn::Error::new_spanned(
+                &func.sig.generics,
+                "#[custom_rule] functions cannot be generic: a rule has the one signature fixed by the function it is for",
+            ));
+        }
+        if let Some(r) = func.sig.receiver() {
+            errors.push(syn::Error::new_spanned(
+                r,
+                "#[custom_rule] applies to free functions, not methods: write the rule as a free function outside the `impl`, taking what the rule's mode asks for (for a forward rule, each argument followed by its tangent)",
+            ));
+        }
+        match combined(errors) {
+            Some(e) => Err(e),
+            None => Ok(func),
+        }
+    });
+    // Errors in the arguments and in the function, all together.
     let (args, func) = both(args, func)?;
-    if !func.sig.generics.params.is_empty() {
-        return Err(syn::Error::new_spanned(
-            &func.sig.generics,
-            "#[custom_rule] functions cannot be generic: a rule has the one signature fixed by the function it is for",
-        ));
-    }
-    if let Some(r) = func.sig.receiver() {
-        return Err(syn::Error::new_spanned(
-            r,
-            "#[custom_rule] applies to free functions, not methods",
-        ));
-    }
     let krate = &args.krate;
     let of = &args.of;
     let rule_ident = &func.sig.ident;
@@ -217,8 +489,12 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
     let of_span = syn::spanned::Spanned::span(of);
     let krate_at_of = respan(krate, of_span);
     let parts_fn = Ident::new(parts_fn, of_span);
-    let parts =
-        quote_spanned!(of_span=> #krate_at_of::__private::Function::#parts_fn(&#of, #of as usize));
+    // `of` is named once, so that the rule's signature also infers the type parameters of a
+    // generic function (`of = square` for `square::<f64>`).
+    // On `of`'s own span, so that "not a function `ad` can differentiate" points there.
+    let function = Ident::new("__ad_of", of_span);
+    let bind_function = quote_spanned!(of_span=> let #function = #of;);
+    let parts = quote_spanned!(of_span=> #krate_at_of::__private::Function::#parts_fn(&#function, #function as usize));
     // Hygienic locals: a rule function named `rule` must not be shadowed by them.
     let (rule, info) = loader_locals();
     let assign = quote_spanned!(rule_ident.span()=> #rule = #rule_ident;);
@@ -227,20 +503,22 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
         // `augmented` the forward part; each is checked on its own tokens.
         let aug = Ident::new("augmented", Span::mixed_site());
         let aug_span = syn::spanned::Spanned::span(augmented);
-        let residual_parts = quote_spanned!(of_span=> #krate_at_of::__private::Function::__residual_parts(&#of, #of as usize));
+        let residual_parts = quote_spanned!(of_span=> #krate_at_of::__private::Function::__residual_parts(&#function, #function as usize));
         let assign_aug = quote_spanned!(aug_span=> #aug = #augmented;);
         quote! {
             || {
+                #bind_function
                 #[allow(unused_assignments)]
                 let (mut #aug, mut #rule, #info) = #residual_parts;
                 #assign_aug
                 #assign
-                (#info, #krate::__private::boxed(#krate::__private::Function::__split_rule(&#of, #aug, #rule)))
+                (#info, #krate::__private::boxed(#krate::__private::Function::__split_rule(&#function, #aug, #rule)))
             }
         }
     } else {
         quote! {
             || {
+                #bind_function
                 #[allow(unused_assignments)]
                 let (mut #rule, #info) = #parts;
                 #assign
