@@ -120,7 +120,7 @@ fn check_signature_types(sig: &syn::Signature) -> Vec<syn::Error> {
             errors.push(syn::Error::new_spanned(
                 &pt.ty,
                 format!(
-                    "#[differentiable] cannot pass a `{name}` through a derivative: parameters are floats, integers, bools, arrays `[T; N]`, `Vec<T>` or tuples of these; compute what depends on the `{name}` outside the function and pass the result"
+                    "#[differentiable] cannot pass a `{name}` through a derivative: parameters are floats, integers, bools, arrays `[T; N]`, `Vec<T>`, tuples of these, `&[T]` or `&mut [T]`; compute what depends on the `{name}` outside the function and pass the result"
                 ),
             ));
         }

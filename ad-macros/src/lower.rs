@@ -575,7 +575,7 @@ impl Lower {
     fn expr_maybe_unit(&mut self, e: &Expr, out: &mut Vec<Inst>) -> Option<Value> {
         match e {
             Expr::If(i) => {
-                let cond = self.condition(&i.cond, out);
+                let cond = self.condition(&i.cond, "if", out);
                 let then_block = self.block(&i.then_branch);
                 let else_block = match &i.else_branch {
                     None => Block {
@@ -631,6 +631,10 @@ impl Lower {
                 return;
             }
             None => {}
+        }
+        if let Some(lit) = float_range_bound(&f.expr) {
+            self.errors.push(err(lit, "#[differentiable] does not support a `for` loop over a range of floats (Rust ranges of floats are not iterators); count with an integer and compute the float from it: `for i in 0..n { let t = t0 + i as f64 * h; .. }`"));
+            return;
         }
         // A range of integers may read anything (`0..a.len()`); any other iterator must not
         // yield values that carry a derivative.
@@ -717,7 +721,7 @@ impl Lower {
         // The label is dropped: only a labelled `break` or `continue` could use it, and those
         // are rejected.
         let mut cond_insts = Vec::new();
-        let cond = self.condition(&w.cond, &mut cond_insts);
+        let cond = self.condition(&w.cond, "while", &mut cond_insts);
         self.loop_depth += 1;
         let body = self.block(&w.body);
         self.loop_depth -= 1;
@@ -737,11 +741,11 @@ impl Lower {
     }
 
     /// A condition: kept verbatim, since a `bool` has no derivative.
-    fn condition(&mut self, cond: &Expr, out: &mut Vec<Inst>) -> Value {
+    fn condition(&mut self, cond: &Expr, construct: &str, out: &mut Vec<Inst>) -> Value {
         if let Expr::Let(l) = cond {
             self.errors.push(err(
                 l,
-                "#[differentiable] does not support `if let`; compare the value instead",
+                format!("#[differentiable] does not support `{construct} let`; compare the value instead (`{construct} i < n`), or `match` on a value without a derivative"),
             ));
         }
         self.verbatim(cond, out, None)
@@ -1499,6 +1503,22 @@ fn is_read_only_method(name: &str) -> bool {
     prims::lookup(name).is_some()
         || prims::INACTIVE_METHODS.contains(&name)
         || READ_ONLY_METHODS.contains(&name)
+}
+
+/// A float literal bound of a range (`0.0..x`), which no `for` loop can iterate.
+fn float_range_bound(e: &Expr) -> Option<&syn::ExprLit> {
+    match e {
+        Expr::Paren(p) => float_range_bound(&p.expr),
+        Expr::MethodCall(m) => float_range_bound(&m.receiver),
+        Expr::Range(r) => [r.start.as_deref(), r.end.as_deref()]
+            .into_iter()
+            .flatten()
+            .find_map(|b| match b {
+                Expr::Lit(l) if matches!(l.lit, syn::Lit::Float(_)) => Some(l),
+                _ => None,
+            }),
+        _ => None,
+    }
 }
 
 /// The range of a slicing `a[i..j]` at the root of a chain of method calls.

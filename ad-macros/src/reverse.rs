@@ -1359,7 +1359,10 @@ impl<'a> Reverse<'a> {
                 quote!(let #r = #pop; #inner)
             }
             Inst::Call {
-                out, callee, args, ..
+                out,
+                callee,
+                args,
+                span,
             } => {
                 if !self.active(*out) {
                     return TokenStream::new();
@@ -1378,9 +1381,17 @@ impl<'a> Reverse<'a> {
                     let idx = syn::Index::from(i);
                     body.extend(self.acc(*a, quote!(#bars.#idx)));
                 }
+                let backward = crate::expand::call_site(
+                    krate,
+                    &self.caller,
+                    *span,
+                    "__backward",
+                    quote!(#tape, #r, #adjoint),
+                    callee,
+                );
                 quote! {
                     let #r = #pop;
-                    let #bars = #krate::__private::Function::__backward(#callee, #tape, #r.0, #r.1, #adjoint);
+                    let #bars = #backward;
                     #body
                 }
             }

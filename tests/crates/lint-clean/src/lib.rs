@@ -160,15 +160,14 @@ fn log_sum_exp_reverse(weights: (f64, f64), bar: f64) -> (f64, f64) {
     (weights.0 * bar, weights.1 * bar)
 }
 
-/// A generic function: the rule below is for its `f64` instance, which `of = cube` infers from
-/// the rule's signature.
+/// A generic function: the rule below is for its `f64` instance, named with its type.
 #[must_use]
 pub fn cube<T: core::ops::Mul<Output = T> + Copy>(x: T) -> T {
     x * x * x
 }
 
 /// d x^3 = 3 x^2 dx.
-#[custom_rule(forward, of = cube)]
+#[custom_rule(forward, of = cube::<f64>)]
 fn cube_jvp(x: f64, dx: f64) -> (f64, f64) {
     (cube(x), 3.0 * x * x * dx)
 }
