@@ -92,6 +92,20 @@ pub struct Reverse<'a> {
     depth: usize,
     /// Variables whose elements are read or written by index.
     indexed: HashSet<u32>,
+    /// Where the reverse sweep finds each operand of an arithmetic or method record: on the
+    /// tape, or written again (a constant, a parameter the function never assigns), or nowhere
+    /// (no adjoint needs it).
+    layouts: HashMap<u32, Vec<Src>>,
+}
+
+/// Where the reverse sweep finds an operand of a record.
+#[derive(Clone)]
+enum Src {
+    Tape,
+    Inline(TokenStream),
+    /// A literal, whose type comes from the adjoint it is combined with.
+    Literal(TokenStream),
+    Unused,
 }
 
 impl<'a> Reverse<'a> {
@@ -113,6 +127,7 @@ impl<'a> Reverse<'a> {
             in_loop: HashSet::new(),
             depth: 0,
             indexed: HashSet::new(),
+            layouts: HashMap::new(),
         };
         r.scan(&func.body);
         // Which adjoints receive something is a backward flow from the result and the returns:
@@ -132,7 +147,130 @@ impl<'a> Reverse<'a> {
             r.contribute(res);
         }
         while r.flow(&func.body) {}
+        r.plan_layouts();
         r
+    }
+
+    /// Decides, for each arithmetic and method record, which operands go on the tape; drops the
+    /// records that keep nothing.
+    fn plan_layouts(&mut self) {
+        let mut defs: HashMap<u32, Src> = HashMap::new();
+        let mut assigned: HashSet<u32> = HashSet::new();
+        let mut insts: Vec<&Inst> = Vec::new();
+        collect_insts(&self.func.body, &mut insts);
+        for inst in &insts {
+            match inst {
+                Inst::Assign { var, .. } | Inst::IndexAssign { var, .. } => {
+                    assigned.insert(var.0);
+                }
+                _ => {}
+            }
+        }
+        let params: HashSet<u32> = self.func.params.iter().map(|p| p.var.0).collect();
+        for inst in &insts {
+            match inst {
+                Inst::Const { out, tokens } => {
+                    defs.insert(out.0, Src::Literal(tokens.clone()));
+                }
+                Inst::Read { out, var, ident }
+                    if params.contains(&var.0)
+                        && !assigned.contains(&var.0)
+                        && !self.func.values[out.0 as usize].needs_copy =>
+                {
+                    defs.insert(out.0, Src::Inline(quote!(#ident)));
+                }
+                _ => {}
+            }
+        }
+        let src = |v: Value, needed: bool| -> Src {
+            if !needed {
+                return Src::Unused;
+            }
+            defs.get(&v.0).cloned().unwrap_or(Src::Tape)
+        };
+        for inst in &insts {
+            let layout = match inst {
+                Inst::Arith { out, op, a, b, .. } if self.active(*out) => {
+                    let (ca, cb) = (self.has(*a), self.has(*b));
+                    match op {
+                        // (a, b): a's adjoint needs b, b's needs a.
+                        Arith::Mul => vec![src(*a, cb), src(*b, ca)],
+                        // (b, y)
+                        Arith::Div => vec![src(*b, ca || cb), Src::Tape],
+                        // (a, b)
+                        Arith::Rem => vec![src(*a, cb), src(*b, ca || cb)],
+                        Arith::Add | Arith::Sub => continue,
+                    }
+                }
+                Inst::Method {
+                    out, recv, args, ..
+                } if self.active(*out) => {
+                    // A primitive's partials may not tie an unsuffixed literal to the float type,
+                    // so literals stay on the tape here; parameters have their own type.
+                    let typed = |v: Value| match src(v, true) {
+                        Src::Literal(_) => Src::Tape,
+                        other => other,
+                    };
+                    let mut layout = vec![typed(*recv)];
+                    layout.extend(args.iter().map(|a| typed(*a)));
+                    layout.push(Src::Tape);
+                    layout
+                }
+                _ => continue,
+            };
+            let out = match inst {
+                Inst::Arith { out, .. } | Inst::Method { out, .. } => *out,
+                _ => unreachable!(),
+            };
+            if !layout.iter().any(|f| matches!(f, Src::Tape)) {
+                self.recorded.retain(|v| *v != out);
+            }
+            self.layouts.insert(out.0, layout);
+        }
+    }
+
+    /// The fields of `out`'s record that go on the tape.
+    fn taped(&self, out: Value, values: Vec<TokenStream>) -> Vec<TokenStream> {
+        match self.layouts.get(&out.0) {
+            Some(layout) => values
+                .into_iter()
+                .zip(layout)
+                .filter(|(_, f)| matches!(f, Src::Tape))
+                .map(|(v, _)| v)
+                .collect(),
+            None => values,
+        }
+    }
+
+    /// Field `k` of `out`'s record in the reverse sweep: from the popped tuple `r`, or written
+    /// again.
+    fn field(&self, out: Value, k: usize, r: &Ident) -> TokenStream {
+        let Some(layout) = self.layouts.get(&out.0) else {
+            let idx = syn::Index::from(k);
+            return quote!(#r.#idx);
+        };
+        match &layout[k] {
+            Src::Tape => {
+                let pos = layout[..k]
+                    .iter()
+                    .filter(|f| matches!(f, Src::Tape))
+                    .count();
+                let idx = syn::Index::from(pos);
+                quote!(#r.#idx)
+            }
+            Src::Inline(tokens) => tokens.clone(),
+            Src::Literal(tokens) => {
+                let krate = self.krate;
+                let g = hyg("__g");
+                quote!(#krate::__private::typed_as(#g, #tokens))
+            }
+            Src::Unused => quote!(::core::unreachable!()),
+        }
+    }
+
+    /// Whether `out`'s instruction keeps a record.
+    fn keeps(&self, out: Value) -> bool {
+        self.recorded.contains(&out)
     }
 
     fn has(&self, v: Value) -> bool {
@@ -742,6 +880,10 @@ impl<'a> Reverse<'a> {
     /// Keeps what the reverse sweep needs of `out`'s instruction: in its slot, and on the tape
     /// unless both sweeps run in this one call and the instruction runs once (outside loops).
     fn record(&self, out: Value, values: &[TokenStream]) -> TokenStream {
+        if !self.keeps(out) {
+            return TokenStream::new();
+        }
+        let values = self.taped(out, values.to_vec());
         let tape = hyg("__tape");
         let s = s_ident(out);
         let r = hyg("__rec");
@@ -1291,26 +1433,25 @@ impl<'a> Reverse<'a> {
                         self.with_adjoint(*out, body)
                     }
                     Arith::Mul | Arith::Div | Arith::Rem => {
+                        let (f0, f1) = (self.field(*out, 0, &r), self.field(*out, 1, &r));
                         let (ca, cb) = match op {
-                            Arith::Mul => {
-                                (quote!(#s::mul_l(#g, #r.1)), quote!(#s::mul_r(#r.0, #g)))
-                            }
+                            Arith::Mul => (quote!(#s::mul_l(#g, #f1)), quote!(#s::mul_r(#f0, #g))),
                             // record: (b, y)
-                            Arith::Div => (
-                                quote!(#s::div_l(#g, #r.0)),
-                                quote!(#s::div_r(#r.0, #g, #r.1)),
-                            ),
+                            Arith::Div => {
+                                (quote!(#s::div_l(#g, #f0)), quote!(#s::div_r(#f0, #g, #f1)))
+                            }
                             // record: (a, b)
-                            _ => (
-                                quote!(#s::rem_l(#g, #r.1)),
-                                quote!(#s::rem_r(#r.0, #r.1, #g)),
-                            ),
+                            _ => (quote!(#s::rem_l(#g, #f1)), quote!(#s::rem_r(#f0, #f1, #g))),
                         };
                         let mut body = self.acc(*a, ca);
                         body.extend(self.acc(*b, cb));
-                        let pop = self.pop_record(*out);
                         let inner = self.with_adjoint(*out, body);
-                        quote!(let #r = #pop; #inner)
+                        if self.keeps(*out) {
+                            let pop = self.pop_record(*out);
+                            quote!(let #r = #pop; #inner)
+                        } else {
+                            inner
+                        }
                     }
                 }
             }
@@ -1327,12 +1468,8 @@ impl<'a> Reverse<'a> {
                 let partial_fn = Ident::new(prim.name, Span::call_site());
                 let path = quote!(#krate::__private::prim::#partial_fn);
                 let n_inputs = 1 + args.len();
-                let fields: Vec<TokenStream> = (0..=n_inputs)
-                    .map(|i| {
-                        let idx = syn::Index::from(i);
-                        quote!(#r.#idx)
-                    })
-                    .collect();
+                let fields: Vec<TokenStream> =
+                    (0..=n_inputs).map(|i| self.field(*out, i, &r)).collect();
                 let body = match prim.shape {
                     Shape::Unary => {
                         let (x, y) = (&fields[0], &fields[1]);
@@ -1696,3 +1833,28 @@ fn loop_mode(body: &Block) -> LoopMode {
 /// Values written in place rather than through a temporary, per scope.
 #[derive(Clone, Default)]
 struct Aliases(HashMap<u32, TokenStream>);
+
+/// Every instruction of a block, nested blocks included.
+fn collect_insts<'b>(b: &'b Block, out: &mut Vec<&'b Inst>) {
+    for inst in &b.insts {
+        out.push(inst);
+        match inst {
+            Inst::Block { block, .. } => collect_insts(block, out),
+            Inst::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                collect_insts(then_block, out);
+                collect_insts(else_block, out);
+            }
+            Inst::Loop { head, body } => {
+                if let crate::ir::LoopHead::While { cond_block, .. } = head {
+                    collect_insts(cond_block, out);
+                }
+                collect_insts(body, out);
+            }
+            _ => {}
+        }
+    }
+}

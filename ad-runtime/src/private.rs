@@ -224,3 +224,10 @@ pub fn slice_acc_each<T: crate::Accumulate + Default + Clone>(bar: &mut [T], len
 pub fn slice_take_at<T: Default>(bar: &mut [T], i: usize) -> Option<T> {
     Some(core::mem::take(&mut bar[i]))
 }
+
+/// `value`, typed like `like`: a literal operand written again in the reverse sweep takes the
+/// float type of the adjoint it meets.
+#[inline(always)]
+pub fn typed_as<T>(_like: T, value: T) -> T {
+    value
+}
