@@ -66,3 +66,42 @@ fn the_tape_holds_only_what_outlives_a_call_or_an_iteration() {
     let callee_words = ad::__private::last_tape_high_water();
     assert!(callee_words > 0, "a callee's records go on the tape");
 }
+
+/// A sum of squares over a slice the function never writes: the reverse sweep reads the
+/// elements again at the loop index it counts down, so nothing is kept per iteration.
+#[differentiable]
+#[allow(clippy::needless_range_loop)] // the index loop is what is measured
+fn sum_sq(v: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * v[i];
+    }
+    s
+}
+
+/// A reassigned accumulator inside the loop keeps its changing operand, one word an iteration.
+#[differentiable]
+fn product_of(v: &[f64]) -> f64 {
+    let mut p = 1.0;
+    for x in v.iter() {
+        p *= x;
+    }
+    p
+}
+
+#[test]
+fn elements_of_slices_never_written_are_read_again() {
+    let v = [1.0, -2.0, 3.0, 0.5];
+    let (s, (g,)) = ad::value_and_grad(sum_sq, (&v[..],));
+    assert_eq!(s, 14.25);
+    assert_eq!(g, vec![2.0, -4.0, 6.0, 1.0]);
+    assert_eq!(
+        ad::__private::last_tape_high_water(),
+        1,
+        "the trip count only"
+    );
+
+    let (_, (g,)) = ad::value_and_grad(product_of, (&v[..],));
+    assert_eq!(g, vec![-3.0, 1.5, -1.0, -6.0]);
+    assert_eq!(ad::__private::last_tape_high_water(), 4 + 1);
+}

@@ -24,7 +24,7 @@ use crate::activity::Activity;
 use crate::ir::{Arith, Block, Func, Inst, Value, Var};
 use crate::prims::Shape;
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{ToTokens, quote, quote_spanned};
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use syn::Ident;
@@ -96,6 +96,9 @@ pub struct Reverse<'a> {
     /// tape, or written again (a constant, a parameter the function never assigns), or nowhere
     /// (no adjoint needs it).
     layouts: HashMap<u32, Vec<Src>>,
+    /// Plain `for` loops over `start..end` whose reverse sweep binds the loop variable again,
+    /// counting down from `start + trips - 1`: their variable, and `start`.
+    replayed: HashMap<*const Inst, (Ident, TokenStream)>,
 }
 
 /// Where the reverse sweep finds an operand of a record.
@@ -128,6 +131,7 @@ impl<'a> Reverse<'a> {
             depth: 0,
             indexed: HashSet::new(),
             layouts: HashMap::new(),
+            replayed: HashMap::new(),
         };
         r.scan(&func.body);
         // Which adjoints receive something is a backward flow from the result and the returns:
@@ -167,17 +171,83 @@ impl<'a> Reverse<'a> {
             }
         }
         let params: HashSet<u32> = self.func.params.iter().map(|p| p.var.0).collect();
+        let stable_names: HashSet<String> = self
+            .func
+            .params
+            .iter()
+            .filter(|p| !assigned.contains(&p.var.0))
+            .map(|p| self.func.vars[p.var.0 as usize].ident.to_string())
+            .collect();
+        let mut loop_vars: HashSet<u32> = HashSet::new();
+        let mut bound: HashMap<u32, TokenStream> = HashMap::new();
+        self.plan_replays(
+            &self.func.body,
+            &stable_names,
+            &mut Vec::new(),
+            &mut loop_vars,
+        );
         for inst in &insts {
             match inst {
                 Inst::Const { out, tokens } => {
                     defs.insert(out.0, Src::Literal(tokens.clone()));
                 }
                 Inst::Read { out, var, ident }
-                    if params.contains(&var.0)
-                        && !assigned.contains(&var.0)
+                    if ((params.contains(&var.0) && !assigned.contains(&var.0))
+                        || loop_vars.contains(&var.0))
                         && !self.func.values[out.0 as usize].needs_copy =>
                 {
                     defs.insert(out.0, Src::Inline(quote!(#ident)));
+                }
+                // A local bound once to a value the reverse sweep has: that value.
+                Inst::Let {
+                    var,
+                    init: Some(init),
+                } if !assigned.contains(&var.0) => {
+                    if let Some(Src::Inline(t)) = defs.get(&init.0) {
+                        bound.insert(var.0, t.clone());
+                    }
+                }
+                Inst::Read { out, var, .. }
+                    if bound.contains_key(&var.0)
+                        && !self.func.values[out.0 as usize].needs_copy =>
+                {
+                    defs.insert(out.0, Src::Inline(bound[&var.0].clone()));
+                }
+                // An element of a slice or array parameter the function never writes, at an
+                // index the reverse sweep has: read again.
+                Inst::Index {
+                    out,
+                    var,
+                    ident,
+                    index,
+                } if params.contains(&var.0)
+                    && !assigned.contains(&var.0)
+                    && self.func.vars[var.0 as usize].ty.as_ref().is_some_and(|t| {
+                        crate::lower::slice_of(t).is_some_and(|(m, _)| !m)
+                            || matches!(t, syn::Type::Array(_))
+                    }) =>
+                {
+                    if let Some(i) = raw(&defs, *index) {
+                        defs.insert(out.0, Src::Inline(quote!(#ident[#i])));
+                    }
+                }
+                // Index arithmetic (`i * n + j`) on values the reverse sweep has.
+                Inst::Arith {
+                    out,
+                    a,
+                    b,
+                    op_tokens,
+                    ..
+                }
+                | Inst::Inactive {
+                    out,
+                    a,
+                    b,
+                    op_tokens,
+                } if !self.active(*out) => {
+                    if let (Some(x), Some(y)) = (raw(&defs, *a), raw(&defs, *b)) {
+                        defs.insert(out.0, Src::Inline(quote!((#x #op_tokens #y))));
+                    }
                 }
                 _ => {}
             }
@@ -216,10 +286,20 @@ impl<'a> Reverse<'a> {
                     layout.push(Src::Tape);
                     layout
                 }
+                // The index, unless the reverse sweep can compute it again.
+                Inst::Index { out, index, .. } if self.active(*out) => {
+                    vec![index_src(&defs, *index)]
+                }
+                Inst::IndexAssign { var, index, .. } if self.act.var(*var) => {
+                    vec![index_src(&defs, *index)]
+                }
                 _ => continue,
             };
             let out = match inst {
-                Inst::Arith { out, .. } | Inst::Method { out, .. } => *out,
+                Inst::Arith { out, .. }
+                | Inst::Method { out, .. }
+                | Inst::Index { out, .. }
+                | Inst::IndexAssign { id: out, .. } => *out,
                 _ => unreachable!(),
             };
             if !layout.iter().any(|f| matches!(f, Src::Tape)) {
@@ -227,6 +307,82 @@ impl<'a> Reverse<'a> {
             }
             self.layouts.insert(out.0, layout);
         }
+    }
+
+    /// Finds the plain `for` loops over `start..end` (or `..=`) whose `start` the reverse sweep
+    /// can compute again: a literal, or names of parameters the function never assigns and of
+    /// enclosing such loops' variables.
+    fn plan_replays(
+        &mut self,
+        b: &Block,
+        stable: &HashSet<String>,
+        enclosing: &mut Vec<String>,
+        loop_vars: &mut HashSet<u32>,
+    ) {
+        for inst in &b.insts {
+            match inst {
+                Inst::Block { block, .. } => self.plan_replays(block, stable, enclosing, loop_vars),
+                Inst::If {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    self.plan_replays(then_block, stable, enclosing, loop_vars);
+                    self.plan_replays(else_block, stable, enclosing, loop_vars);
+                }
+                Inst::Loop { head, body } => {
+                    let mut pushed = false;
+                    if let crate::ir::LoopHead::For {
+                        var: Some(var),
+                        iter,
+                        ..
+                    } = head
+                        && loop_mode(body) == LoopMode::Plain
+                        && let Some(start) = self.range_start(*iter, stable, enclosing)
+                    {
+                        let ident = self.func.vars[var.0 as usize].ident.clone();
+                        enclosing.push(ident.to_string());
+                        pushed = true;
+                        loop_vars.insert(var.0);
+                        self.replayed
+                            .insert(std::ptr::from_ref(inst), (ident, start));
+                    }
+                    self.plan_replays(body, stable, enclosing, loop_vars);
+                    if pushed {
+                        enclosing.pop();
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The start of the range a loop's iterator value is, if the reverse sweep can compute it.
+    fn range_start(
+        &self,
+        iter: Value,
+        stable: &HashSet<String>,
+        enclosing: &[String],
+    ) -> Option<TokenStream> {
+        let mut insts = Vec::new();
+        collect_insts(&self.func.body, &mut insts);
+        let tokens = insts.iter().find_map(|inst| match inst {
+            Inst::Opaque { out, tokens, .. } if *out == iter => Some(tokens.clone()),
+            _ => None,
+        })?;
+        let syn::Expr::Range(range) = syn::parse2::<syn::Expr>(tokens).ok()? else {
+            return None;
+        };
+        range.end.as_ref()?;
+        let Some(start) = &range.start else {
+            return Some(quote!(0));
+        };
+        let start = start.to_token_stream();
+        let mut ok = true;
+        check_names(&start, &mut |name| {
+            ok &= stable.contains(name) || enclosing.iter().any(|e| e == name);
+        });
+        ok.then_some(start)
     }
 
     /// The fields of `out`'s record that go on the tape.
@@ -1347,6 +1503,7 @@ impl<'a> Reverse<'a> {
                 }
                 let pop = self.pop_record(*out);
                 let each = matches!(inst, Inst::Sum { .. });
+                let at = self.field(*out, 0, &r);
                 let body = if self.is_slice(*var) {
                     let bar = bar_ident(*var);
                     let f = if each {
@@ -1354,7 +1511,7 @@ impl<'a> Reverse<'a> {
                     } else {
                         quote!(slice_acc_at)
                     };
-                    self.with_adjoint(*out, quote!(#krate::__private::#f(#bar, #r.0, #g);))
+                    self.with_adjoint(*out, quote!(#krate::__private::#f(#bar, #at, #g);))
                 } else if self.var_contributed.contains(&var.0) {
                     let (x, k) = (x_ident(*var), k_ident(*var));
                     let f = if each {
@@ -1362,22 +1519,27 @@ impl<'a> Reverse<'a> {
                     } else {
                         quote!(acc_at)
                     };
-                    self.with_adjoint(*out, quote!(#krate::__private::#f(&mut #x, &#k, #r.0, #g);))
+                    self.with_adjoint(*out, quote!(#krate::__private::#f(&mut #x, &#k, #at, #g);))
                 } else {
                     TokenStream::new()
                 };
-                quote!(let #r = #pop; #body)
+                if self.keeps(*out) {
+                    quote!(let #r = #pop; #body)
+                } else {
+                    body
+                }
             }
             Inst::IndexAssign { id, var, value, .. } => {
                 if !self.act.var(*var) {
                     return TokenStream::new();
                 }
                 let pop = self.pop_record(*id);
+                let at = self.field(*id, 0, &r);
                 let body = if self.is_slice(*var) {
                     let bar = bar_ident(*var);
                     let add = self.acc(*value, quote!(#g));
                     quote! {
-                        if let ::core::option::Option::Some(#g) = #krate::__private::slice_take_at(#bar, #r.0) {
+                        if let ::core::option::Option::Some(#g) = #krate::__private::slice_take_at(#bar, #at) {
                             #add
                         }
                     }
@@ -1387,14 +1549,18 @@ impl<'a> Reverse<'a> {
                     let (x, k) = (x_ident(*var), k_ident(*var));
                     let add = self.acc(*value, quote!(#g));
                     quote! {
-                        if let ::core::option::Option::Some(#g) = #krate::__private::take_at(&mut #x, &#k, #r.0) {
+                        if let ::core::option::Option::Some(#g) = #krate::__private::take_at(&mut #x, &#k, #at) {
                             #add
                         }
                     }
                 } else {
                     TokenStream::new()
                 };
-                quote!(let #r = #pop; #body)
+                if self.keeps(*id) {
+                    quote!(let #r = #pop; #body)
+                } else {
+                    body
+                }
             }
             Inst::Array { out, elems, .. } => {
                 let mut body = TokenStream::new();
@@ -1653,9 +1819,16 @@ impl<'a> Reverse<'a> {
             Inst::Loop { body, .. } => {
                 let n = hyg("__trips");
                 let inner = self.reverse_block(body);
-                quote! {
-                    let #n: usize = #tape.pop();
-                    for _ in 0..#n { #inner }
+                match self.replayed.get(&std::ptr::from_ref(inst)) {
+                    // The loop variable again, last iteration first.
+                    Some((ident, start)) => quote! {
+                        let #n: usize = #tape.pop();
+                        for #ident in ((#start)..(#start) + #n).rev() { #inner }
+                    },
+                    None => quote! {
+                        let #n: usize = #tape.pop();
+                        for _ in 0..#n { #inner }
+                    },
                 }
             }
             Inst::Return { value } => {
@@ -1854,6 +2027,30 @@ fn collect_insts<'b>(b: &'b Block, out: &mut Vec<&'b Inst>) {
                 }
                 collect_insts(body, out);
             }
+            _ => {}
+        }
+    }
+}
+
+/// The tokens of an integer value the reverse sweep can compute again.
+fn raw(defs: &HashMap<u32, Src>, v: Value) -> Option<TokenStream> {
+    match defs.get(&v.0)? {
+        Src::Inline(t) | Src::Literal(t) => Some(t.clone()),
+        Src::Tape | Src::Unused => None,
+    }
+}
+
+/// Where the reverse sweep finds an index: written again, or on the tape.
+fn index_src(defs: &HashMap<u32, Src>, v: Value) -> Src {
+    raw(defs, v).map_or(Src::Tape, Src::Inline)
+}
+
+/// Calls `f` with every identifier in `tokens`.
+fn check_names(tokens: &TokenStream, f: &mut dyn FnMut(&str)) {
+    for tt in tokens.clone() {
+        match tt {
+            proc_macro2::TokenTree::Ident(i) => f(&i.to_string()),
+            proc_macro2::TokenTree::Group(g) => check_names(&g.stream(), f),
             _ => {}
         }
     }
