@@ -282,3 +282,81 @@ fn a_tangent_slice_of_the_wrong_length_is_named() {
         "{err}"
     );
 }
+
+/// A weighted sum of squares, called by `fit_loss` with slices passed on whole.
+#[differentiable]
+fn weighted_sq(v: &[f64], w: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += w[i] * v[i] * v[i];
+    }
+    s
+}
+
+/// Writes the residuals of a line through the points into `r`.
+#[differentiable]
+fn residuals(p: &[f64], xs: &[f64], ys: &[f64], r: &mut [f64]) {
+    for i in 0..xs.len() {
+        r[i] = p[0] + p[1] * xs[i] - ys[i];
+    }
+}
+
+/// Passes its slices on to other differentiable functions, an output buffer among them, and to
+/// a function with rules of its own.
+#[differentiable]
+fn fit_loss(p: &[f64], xs: &[f64], ys: &[f64], w: &[f64], r: &mut [f64]) -> f64 {
+    residuals(p, xs, ys, r);
+    let mut t = 0.0;
+    for i in 0..r.len() {
+        t += r[i].sin();
+    }
+    weighted_sq(r, w) + t + dot(p, p)
+}
+
+#[test]
+fn slices_passed_on_to_other_functions() {
+    let p = [0.3, 1.2];
+    let xs = [0.0, 0.5, 1.0, 2.0];
+    let ys = [0.1, 0.9, 1.4, 2.7];
+    let w = [1.0, 2.0, 0.5, 1.5];
+    let value = |z: &[f64]| {
+        let mut r = [0.0; 4];
+        fit_loss(&z[..2], &xs, &ys, &z[2..], &mut r)
+    };
+    let z: Vec<f64> = p.iter().chain(&w).copied().collect();
+    // Reverse, with the caller's buffers.
+    let mut r = [0.0; 4];
+    let (mut p_bar, mut xs_bar, mut ys_bar, mut w_bar, mut r_bar) =
+        ([0.0; 2], [0.0; 4], [0.0; 4], [0.0; 4], [0.0; 4]);
+    let (v, _) = ad::vjp_into(
+        fit_loss,
+        (&p[..], &xs[..], &ys[..], &w[..], &mut r[..]),
+        (
+            &mut p_bar[..],
+            &mut xs_bar[..],
+            &mut ys_bar[..],
+            &mut w_bar[..],
+            &mut r_bar[..],
+        ),
+        1.0,
+    );
+    assert_eq!(v, value(&z));
+    for i in 0..6 {
+        let fd = fd_at(&value, &z, i);
+        let g = if i < 2 { p_bar[i] } else { w_bar[i - 2] };
+        assert!(close(g, fd, 1e-7), "reverse {i}: {g} vs {fd}");
+        // Forward, along the same coordinate.
+        let mut e = [0.0; 6];
+        e[i] = 1.0;
+        let (mut r, mut dr) = ([0.0; 4], [0.0; 4]);
+        let zero = [0.0; 4];
+        let (_, d) = ad::jvp(
+            fit_loss,
+            (&p[..], &xs[..], &ys[..], &w[..], &mut r[..]),
+            (&e[..2], &zero[..], &zero[..], &e[2..], &mut dr[..]),
+        );
+        assert!(close(d, fd, 1e-7), "forward {i}: {d} vs {fd}");
+    }
+    // The residuals' buffer brought no adjoint in, and is left at zero.
+    assert_eq!(r_bar, [0.0; 4]);
+}

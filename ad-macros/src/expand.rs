@@ -310,6 +310,17 @@ pub fn call_site(
                 }
             }
         }
+        ("__backward_into", [tape, values, buffers, value, adjoint]) => {
+            let fitted = fitted(quote!(#arguments));
+            let adjoints = quote_spanned!(span=> (&#fitting).fit_tangents(#function(#callee, #tape, #fitted, #buffers, #value, #adjoint)));
+            quote! {
+                {
+                    let #arguments = #values;
+                    #fitter
+                    #adjoints
+                }
+            }
+        }
         _ => unreachable!("a generated call of an unknown shape: {method}"),
     }
 }

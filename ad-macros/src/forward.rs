@@ -317,7 +317,20 @@ impl<'a> Forward<'a> {
                 if !self.active(*out) {
                     return self.def(*out, quote!(#callee(#(#pargs),*)), None);
                 }
-                let targs: Vec<TokenStream> = args.iter().map(|a| self.t_or_zero(*a, al)).collect();
+                let mut targs: Vec<TokenStream> =
+                    args.iter().map(|a| self.t_or_zero(*a, al)).collect();
+                // A `&mut [T]` output passed on is lent to the callee, with its tangents.
+                let slices = crate::lower::slice_reads(self.func);
+                let mut pargs = pargs;
+                for (k, a) in args.iter().enumerate() {
+                    if let Some((_, true)) = slices.get(&a.0) {
+                        let (p, t) = (&pargs[k], &targs[k]);
+                        (pargs[k], targs[k]) = (
+                            quote!(#krate::__private::lend(&mut *#p)),
+                            quote!(#krate::__private::lend(&mut *#t)),
+                        );
+                    }
+                }
                 self.callees.push(CalleeSite {
                     callee: callee.clone(),
                     span: *span,

@@ -78,6 +78,44 @@ pub fn slice_of(ty: &Type) -> Option<(bool, &Type)> {
     }
 }
 
+/// The reads of slice parameters (passed on whole to calls): value, variable, whether `&mut`.
+pub fn slice_reads(func: &crate::ir::Func) -> HashMap<u32, (Var, bool)> {
+    fn walk(func: &crate::ir::Func, b: &Block, out: &mut HashMap<u32, (Var, bool)>) {
+        for inst in &b.insts {
+            match inst {
+                Inst::Read { out: v, var, .. } => {
+                    if let Some((m, _)) = func.vars[var.0 as usize]
+                        .ty
+                        .as_ref()
+                        .and_then(|t| slice_of(t))
+                    {
+                        out.insert(v.0, (*var, m));
+                    }
+                }
+                Inst::Block { block, .. } => walk(func, block, out),
+                Inst::If {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    walk(func, then_block, out);
+                    walk(func, else_block, out);
+                }
+                Inst::Loop { head, body } => {
+                    if let crate::ir::LoopHead::While { cond_block, .. } = head {
+                        walk(func, cond_block, out);
+                    }
+                    walk(func, body, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    walk(func, &func.body, &mut out);
+    out
+}
+
 /// Types a parameter or result of a differentiable function may have in this version.
 fn supported_value_type(ty: &Type) -> bool {
     match ty {
@@ -848,7 +886,7 @@ impl Lower {
                         .as_ref()
                         .is_some_and(|t| slice_of(t).is_some())
                     {
-                        self.errors.push(err(p, format!("#[differentiable] cannot use the slice `{ident}` as a whole value yet: index it (`{ident}[i]`), loop over it (`for v in {ident}.iter()`) or take `{ident}.len()`; to pass all of it to another function, pass a `Vec` or an array")));
+                        self.errors.push(err(p, format!("#[differentiable] cannot use the slice `{ident}` as a whole value here: index it (`{ident}[i]`), loop over it (`for v in {ident}.iter()`), take `{ident}.len()`, or pass it on as an argument of a call (`f({ident})`)")));
                         return self.dummy(out, p.span());
                     }
                     let v = self.value(p.span());
@@ -1487,7 +1525,25 @@ impl Lower {
                 return v;
             }
         }
-        let args = c.args.iter().map(|a| self.expr(a, out)).collect();
+        // A slice parameter may be passed on whole: the callee gets it with its tangent or
+        // adjoint buffer.
+        let args = c
+            .args
+            .iter()
+            .map(|a| match self.local_var(a) {
+                Some((var, ident))
+                    if self.vars[var.0 as usize]
+                        .ty
+                        .as_ref()
+                        .is_some_and(|t| slice_of(t).is_some()) =>
+                {
+                    let v = self.value(a.span());
+                    out.push(Inst::Read { out: v, var, ident });
+                    v
+                }
+                _ => self.expr(a, out),
+            })
+            .collect();
         let v = self.value(c.span());
         out.push(Inst::Call {
             out: v,

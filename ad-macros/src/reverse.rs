@@ -99,6 +99,8 @@ pub struct Reverse<'a> {
     /// Plain `for` loops over `start..end` whose reverse sweep binds the loop variable again,
     /// counting down from `start + trips - 1`: their variable, and `start`.
     replayed: HashMap<*const Inst, (Ident, TokenStream)>,
+    /// Slice parameters passed on whole to calls: their adjoints go to their buffers.
+    slice_reads: HashMap<u32, (Var, bool)>,
 }
 
 /// Where the reverse sweep finds an operand of a record.
@@ -132,6 +134,7 @@ impl<'a> Reverse<'a> {
             indexed: HashSet::new(),
             layouts: HashMap::new(),
             replayed: HashMap::new(),
+            slice_reads: crate::lower::slice_reads(func),
         };
         r.scan(&func.body);
         // Which adjoints receive something is a backward flow from the result and the returns:
@@ -569,7 +572,7 @@ impl<'a> Reverse<'a> {
     }
 
     fn contribute(&mut self, v: Value) {
-        if self.active(v) {
+        if self.active(v) && !self.slice_reads.contains_key(&v.0) {
             self.contributed.insert(v.0);
         }
     }
@@ -1181,18 +1184,34 @@ impl<'a> Reverse<'a> {
                     return Self::def(*out, quote!(#callee(#(#pargs),*)));
                 }
                 let v = v_ident(*out);
+                // Slice parameters are lent to the callee (an output as `&mut *y`), and the
+                // reverse sweep passes them again with their buffers; the other arguments are
+                // kept before the call takes them.
+                let mut call_args = Vec::new();
+                let mut kept_args = Vec::new();
+                for (a, p) in args.iter().zip(&pargs) {
+                    match self.slice_reads.get(&a.0) {
+                        Some((_, true)) => {
+                            call_args.push(quote!(#krate::__private::lend(&mut *#p)));
+                        }
+                        Some((_, false)) => call_args.push(p.clone()),
+                        None => {
+                            call_args.push(p.clone());
+                            kept_args.push(quote!(::core::clone::Clone::clone(&#p)));
+                        }
+                    }
+                }
                 let call = crate::expand::call_site(
                     &krate,
                     &self.caller,
                     *span,
                     "__augmented",
-                    quote!(#tape, (#(#pargs,)*)),
+                    quote!(#tape, (#(#call_args,)*)),
                     callee,
                 );
-                // The arguments are kept before the call takes them.
                 let kept = hyg("__args");
                 let mut ts = quote! {
-                    let #kept = (#(::core::clone::Clone::clone(&#pargs),)*);
+                    let #kept = (#(#kept_args,)*);
                     let #v = #call;
                 };
                 ts.extend(self.record(*out, &[quote!(#kept), quote!(#v)]));
@@ -1684,14 +1703,66 @@ impl<'a> Reverse<'a> {
                     let idx = syn::Index::from(i);
                     body.extend(self.acc(*a, quote!(#bars.#idx)));
                 }
-                let backward = crate::expand::call_site(
-                    krate,
-                    &self.caller,
-                    *span,
-                    "__backward",
-                    quote!(#tape, #r, #adjoint),
-                    callee,
-                );
+                let backward = if args.iter().any(|a| self.slice_reads.contains_key(&a.0)) {
+                    // The arguments again, the slices with their adjoint buffers; a slice passed
+                    // twice gets a second buffer, added to its own after the call.
+                    let (mut call_args, mut buffers, mut k) = (Vec::new(), Vec::new(), 0usize);
+                    let (mut seen, mut extra, mut merge) = (Vec::new(), Vec::new(), Vec::new());
+                    for a in args {
+                        match self.slice_reads.get(&a.0) {
+                            Some((var, mutable)) => {
+                                let ident = &self.func.vars[var.0 as usize].ident;
+                                call_args.push(if *mutable {
+                                    quote!(#krate::__private::lend(&mut *#ident))
+                                } else {
+                                    quote!(#ident)
+                                });
+                                let bar = bar_ident(*var);
+                                if seen.contains(var) {
+                                    let tmp = hyg(&format!("__again{}", extra.len()));
+                                    extra.push(quote!(let mut #tmp = #krate::__private::zeros_like(&*#bar);));
+                                    merge.push(
+                                        quote!(#krate::__private::add_into(&mut *#bar, &#tmp);),
+                                    );
+                                    buffers.push(quote!(&mut #tmp[..]));
+                                } else {
+                                    seen.push(*var);
+                                    buffers.push(quote!(&mut *#bar));
+                                }
+                            }
+                            None => {
+                                let idx = syn::Index::from(k);
+                                k += 1;
+                                call_args.push(quote!(#r.0.#idx));
+                                buffers.push(quote!(()));
+                            }
+                        }
+                    }
+                    let call = crate::expand::call_site(
+                        krate,
+                        &self.caller,
+                        *span,
+                        "__backward_into",
+                        quote!(#tape, (#(#call_args,)*), (#(#buffers,)*), #r.1, #adjoint),
+                        callee,
+                    );
+                    let got = hyg("__got");
+                    quote!({
+                        #(#extra)*
+                        let #got = #call;
+                        #(#merge)*
+                        #got
+                    })
+                } else {
+                    crate::expand::call_site(
+                        krate,
+                        &self.caller,
+                        *span,
+                        "__backward",
+                        quote!(#tape, #r, #adjoint),
+                        callee,
+                    )
+                };
                 quote! {
                     let #r = #pop;
                     let #bars = #backward;

@@ -330,7 +330,7 @@ where
     A: Clone,
 {
     let mut tape = Tape::new();
-    let mut stores = F::stores(&args);
+    let mut stores = F::empty_stores();
     let value = forward_sweep(f, args.clone(), &mut stores, &mut tape, &rule);
     let recorded = F::clone_output(&value);
     let pullback = move |adjoint: Tan<F::Output>| {

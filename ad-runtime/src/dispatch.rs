@@ -131,7 +131,8 @@ pub(crate) fn fail(error: &Error) -> ! {
 /// Marks the word under a resolution index on the tape, so that a tape out of step with its
 /// generated code is a panic with a message.
 /// Generated code passes no slices to the functions it calls.
-const SLICE_CALL: &str = "ad: a function with slice arguments was called from a generated reverse derivative, which passes no adjoint buffers; call it with owned values (`Vec`, arrays)";
+const SLICE_CALL: &str =
+    "ad: a function with slice arguments was called back without adjoint buffers";
 
 const RESOLUTION_MARK: u64 = 0xADAD_5EED_0000_0001;
 
@@ -155,7 +156,6 @@ pub(crate) fn augmented<F, A>(site: &'static CallSite, f: F, tape: &mut Tape, ar
 where
     F: Function<A>,
 {
-    assert!(!F::BUFFERS, "{SLICE_CALL}");
     let cached: &'static Cached<Indexed<ReverseImpl<F::Sig>>> =
         match site.get::<Indexed<ReverseImpl<F::Sig>>>() {
             Some(cached) => cached,
@@ -172,7 +172,8 @@ where
         };
     let value = match &cached.value.rule {
         ReverseImpl::Generated(r) => {
-            let mut stores = F::stores(&args);
+            // The forward sweep writes no adjoints: empty buffers.
+            let mut stores = F::empty_stores();
             F::call_reverse(*r, args, &mut stores, tape, None, false)
                 .0
                 .expect("ad: a generated forward sweep returns its value")
@@ -200,6 +201,42 @@ pub(crate) fn backward<F, A>(
 where
     F: Function<A>,
 {
+    assert!(!F::BUFFERS, "{SLICE_CALL}");
+    let mut stores = F::stores(&args);
+    backward_with(f, tape, args, &mut stores, value, adjoint)
+}
+
+/// The reverse sweep of a call whose slice arguments come with the caller's adjoint buffers.
+#[inline]
+pub(crate) fn backward_into<F, A>(
+    f: F,
+    tape: &mut Tape,
+    args: A,
+    bars: F::Bars,
+    value: F::Output,
+    adjoint: Option<crate::function::Tan<F::Output>>,
+) -> F::Gradient
+where
+    F: Function<A>,
+{
+    let mut stores = F::stores_from(&bars);
+    let gradient = backward_with(f, tape, args, &mut stores, value, adjoint);
+    F::stores_into(stores, bars);
+    gradient
+}
+
+#[inline]
+fn backward_with<F, A>(
+    f: F,
+    tape: &mut Tape,
+    args: A,
+    stores: &mut F::Stores,
+    value: F::Output,
+    adjoint: Option<crate::function::Tan<F::Output>>,
+) -> F::Gradient
+where
+    F: Function<A>,
+{
     const OUT_OF_STEP: &str = "ad: a reverse sweep is out of step with its tape";
     assert_eq!(tape.pop::<u64>(), RESOLUTION_MARK, "{OUT_OF_STEP}");
     let index = usize::try_from(tape.pop::<u64>()).expect(OUT_OF_STEP);
@@ -209,13 +246,11 @@ where
         .get(index)
         .and_then(|r| r.downcast_ref::<ReverseImpl<F::Sig>>())
         .expect(OUT_OF_STEP);
-    // Value arguments only (see `augmented`): the buffers are `()`.
-    let mut stores = F::stores(&args);
     match (rule, adjoint) {
         (ReverseImpl::Generated(r), adjoint) => {
             // With no adjoint: the reverse sweep without a seed, which only pops.
             let discard = adjoint.is_none();
-            F::call_reverse(*r, args, &mut stores, tape, adjoint, discard).1
+            F::call_reverse(*r, args, stores, tape, adjoint, discard).1
         }
         (ReverseImpl::Split(r), None) => {
             let _ =
@@ -225,10 +260,10 @@ where
         (ReverseImpl::Split(r), Some(adjoint)) => crate::function::back::<F, A>(r, tape, adjoint),
         (_, None) => F::zero_gradient(&args),
         (ReverseImpl::Rule(r), Some(adjoint)) => {
-            F::call_reverse_rule(*r, args, &mut stores, value, adjoint)
+            F::call_reverse_rule(*r, args, stores, value, adjoint)
         }
         (ReverseImpl::DynRule(r), Some(adjoint)) => {
-            F::call_dyn_reverse_rule(r, args, &mut stores, value, adjoint)
+            F::call_dyn_reverse_rule(r, args, stores, value, adjoint)
         }
         (ReverseImpl::FromForward(r), Some(adjoint)) => {
             registry::reverse_from_forward(f, r, &args, &adjoint)

@@ -149,6 +149,8 @@ pub trait Param: Sized {
         Self: 's;
     /// A zero adjoint buffer of the argument's length.
     fn store(&self) -> Self::Store;
+    /// An empty buffer, for a forward sweep, which writes no adjoints.
+    fn empty_store() -> Self::Store;
     /// A buffer holding what the caller's buffer holds.
     fn store_from(bar: &Self::Bar) -> Self::Store;
     /// Copies a buffer back into the caller's.
@@ -205,6 +207,8 @@ impl<T: Differentiable + Clone + 'static> Param for T {
     }
     #[inline(always)]
     fn store(&self) {}
+    #[inline(always)]
+    fn empty_store() {}
     #[inline(always)]
     fn store_from((): &()) {}
     #[inline(always)]
@@ -281,6 +285,9 @@ impl<'x, E: Differentiable + 'static> Param for &'x [E] {
     fn store(&self) -> Vec<Tan<E>> {
         self.iter().map(Differentiable::zero_tangent).collect()
     }
+    fn empty_store() -> Vec<Tan<E>> {
+        Vec::new()
+    }
     fn store_from(bar: &&'x mut [Tan<E>]) -> Vec<Tan<E>> {
         bar.to_vec()
     }
@@ -352,6 +359,9 @@ impl<'x, E: Differentiable + 'static> Param for &'x mut [E] {
     }
     fn store(&self) -> Vec<Tan<E>> {
         self.iter().map(Differentiable::zero_tangent).collect()
+    }
+    fn empty_store() -> Vec<Tan<E>> {
+        Vec::new()
     }
     fn store_from(bar: &&'x mut [Tan<E>]) -> Vec<Tan<E>> {
         bar.to_vec()
@@ -601,6 +611,10 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
     #[doc(hidden)]
     fn stores(args: &Args) -> Self::Stores;
 
+    /// Empty buffers, for a forward sweep.
+    #[doc(hidden)]
+    fn empty_stores() -> Self::Stores;
+
     /// Buffers holding what the caller's buffers hold.
     #[doc(hidden)]
     fn stores_from(bars: &Self::Bars) -> Self::Stores;
@@ -703,6 +717,21 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
         args: Args,
     ) -> Self::Output {
         crate::dispatch::augmented(site, self, tape, args)
+    }
+
+    /// The reverse sweep of a call recorded by `__augmented` whose slice arguments come with
+    /// the caller's adjoint buffers, for generated code.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn __backward_into(
+        self,
+        tape: &mut Tape,
+        args: Args,
+        bars: Self::Bars,
+        value: Self::Output,
+        adjoint: Option<Tan<Self::Output>>,
+    ) -> Self::Gradient {
+        crate::dispatch::backward_into(self, tape, args, bars, value, adjoint)
     }
 
     /// The reverse sweep of a call recorded by `__augmented`, for generated code.
@@ -943,6 +972,7 @@ where
     }
     fn zero_gradient((): &()) {}
     fn stores((): &()) {}
+    fn empty_stores() {}
     fn stores_from((): &()) {}
     fn stores_into((): (), (): ()) {}
     fn grads((): (), (): ()) {}
@@ -1139,6 +1169,11 @@ macro_rules! function_impls {
             #[inline(always)]
             fn stores(($($a,)+): &($($A,)+)) -> Self::Stores {
                 ($($a.store(),)+)
+            }
+
+            #[inline(always)]
+            fn empty_stores() -> Self::Stores {
+                ($($A::empty_store(),)+)
             }
 
             fn stores_from(($($s,)+): &Self::Bars) -> Self::Stores {

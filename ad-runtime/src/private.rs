@@ -231,3 +231,44 @@ pub fn slice_take_at<T: Default>(bar: &mut [T], i: usize) -> Option<T> {
 pub fn typed_as<T>(_like: T, value: T) -> T {
     value
 }
+
+/// A `&mut [T]` passed on to a call: lent as `&mut [T]` to a callee that writes it, or as
+/// `&[T]` to one that reads it, as the callee's parameter says.
+pub trait Lend<'a, P> {
+    fn lend(self) -> P;
+}
+
+impl<'a, T> Lend<'a, &'a mut [T]> for &'a mut [T] {
+    #[inline(always)]
+    fn lend(self) -> &'a mut [T] {
+        self
+    }
+}
+
+impl<'a, T> Lend<'a, &'a [T]> for &'a mut [T] {
+    #[inline(always)]
+    fn lend(self) -> &'a [T] {
+        self
+    }
+}
+
+/// Lends a `&mut [T]` to a call; see [`Lend`].
+#[inline(always)]
+pub fn lend<'a, T, P>(slice: &'a mut [T]) -> P
+where
+    &'a mut [T]: Lend<'a, P>,
+{
+    slice.lend()
+}
+
+/// A zero buffer as long as `like`, for a slice passed twice to one call.
+pub fn zeros_like<T: Default + Clone>(like: &[T]) -> Vec<T> {
+    vec![T::default(); like.len()]
+}
+
+/// Adds `extra` into `bar`, element by element.
+pub fn add_into<T: crate::Accumulate + Default + Clone>(bar: &mut [T], extra: &[T]) {
+    for (b, e) in bar.iter_mut().zip(extra) {
+        *b = core::mem::take(b).accumulate(e.clone());
+    }
+}
