@@ -287,7 +287,7 @@ fn scaling(runs: usize, config: &Config) {
         let x = Rosenbrock::new(n, false, false).x;
         black_box(ad::value_and_grad(
             ad_benches::problems::rosenbrock::rosenbrock,
-            (x,),
+            (&x[..],),
         ));
         words.push(ad::__private::last_tape_high_water());
     }

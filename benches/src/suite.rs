@@ -162,7 +162,7 @@ impl Problem for Rosenbrock {
 
     fn check(&self) -> String {
         let n = self.x.len();
-        let (v, (g,)) = ad::value_and_grad(rosenbrock, (self.x.clone(),));
+        let (v, (g,)) = ad::value_and_grad(rosenbrock, (&self.x[..],));
         let mut hand = vec![0.0; n];
         let vh = rosenbrock_gradient(&self.x, &mut hand);
         assert_close("ad vs primal value", (v - vh).abs() / vh.abs(), 1e-12);
@@ -172,7 +172,7 @@ impl Problem for Rosenbrock {
             "slice primal"
         );
         assert_close("ad vs hand-written", relative_error(&g, &hand), 1e-12);
-        let (_, d) = ad::jvp(rosenbrock, (self.x.clone(),), (self.dir.clone(),));
+        let (_, d) = ad::jvp(rosenbrock, (&self.x[..],), (&self.dir[..],));
         assert_close(
             "ad JVP vs gradient",
             (d - dot(&g, &self.dir)).abs() / d.abs(),
@@ -214,19 +214,19 @@ impl Problem for Rosenbrock {
             (
                 Method::PrimalAd,
                 Case::new("primal-ad", move || {
-                    black_box(rosenbrock(black_box(x.clone())));
+                    black_box(rosenbrock(black_box(&x[..])));
                 }),
             ),
             (
                 Method::AdJvp,
                 Case::new("ad-jvp", move || {
-                    black_box(ad::jvp(rosenbrock, (black_box(x.clone()),), (dir.clone(),)));
+                    black_box(ad::jvp(rosenbrock, (black_box(&x[..]),), (&dir[..],)));
                 }),
             ),
             (
                 Method::AdGrad,
                 Case::new("ad-grad", move || {
-                    black_box(ad::value_and_grad(rosenbrock, (black_box(x.clone()),)));
+                    black_box(ad::value_and_grad(rosenbrock, (black_box(&x[..]),)));
                 }),
             ),
             (Method::Hand, {
@@ -326,10 +326,10 @@ impl GmmProblem {
         let (v, (ga, gm, gi, _, _, _)) = ad::value_and_grad(
             gmm_objective,
             (
-                g.alphas.clone(),
-                g.means.clone(),
-                g.icf.clone(),
-                g.x.clone(),
+                &g.alphas[..],
+                &g.means[..],
+                &g.icf[..],
+                &g.x[..],
                 g.gamma,
                 g.m,
             ),
@@ -375,18 +375,18 @@ impl Problem for GmmProblem {
         let (_, d) = ad::jvp(
             gmm_objective,
             (
-                g.alphas.clone(),
-                g.means.clone(),
-                g.icf.clone(),
-                g.x.clone(),
+                &g.alphas[..],
+                &g.means[..],
+                &g.icf[..],
+                &g.x[..],
                 g.gamma,
                 g.m,
             ),
             (
-                da.to_vec(),
-                dm.to_vec(),
-                di.to_vec(),
-                vec![0.0; g.x.len()],
+                da,
+                dm,
+                di,
+                &vec![0.0; g.x.len()][..],
                 0.0,
                 0.0,
             ),
@@ -438,10 +438,10 @@ impl Problem for GmmProblem {
                 Method::PrimalAd,
                 Case::new("primal-ad", move || {
                     black_box(gmm_objective(
-                        black_box(g.alphas.clone()),
-                        black_box(g.means.clone()),
-                        black_box(g.icf.clone()),
-                        g.x.clone(),
+                        black_box(&g.alphas[..]),
+                        black_box(&g.means[..]),
+                        black_box(&g.icf[..]),
+                        &g.x[..],
                         g.gamma,
                         g.m,
                     ));
@@ -453,14 +453,14 @@ impl Problem for GmmProblem {
                     black_box(ad::jvp(
                         gmm_objective,
                         (
-                            black_box(g.alphas.clone()),
-                            black_box(g.means.clone()),
-                            black_box(g.icf.clone()),
-                            g.x.clone(),
+                            black_box(&g.alphas[..]),
+                            black_box(&g.means[..]),
+                            black_box(&g.icf[..]),
+                            &g.x[..],
                             g.gamma,
                             g.m,
                         ),
-                        (da.to_vec(), dm.to_vec(), di.to_vec(), zx.clone(), 0.0, 0.0),
+                        (&da[..], &dm[..], &di[..], &zx[..], 0.0, 0.0),
                     ));
                 }),
             ),
@@ -470,10 +470,10 @@ impl Problem for GmmProblem {
                     black_box(ad::value_and_grad(
                         gmm_objective,
                         (
-                            black_box(g.alphas.clone()),
-                            black_box(g.means.clone()),
-                            black_box(g.icf.clone()),
-                            g.x.clone(),
+                            black_box(&g.alphas[..]),
+                            black_box(&g.means[..]),
+                            black_box(&g.icf[..]),
+                            &g.x[..],
                             g.gamma,
                             g.m,
                         ),
@@ -771,12 +771,12 @@ impl Problem for MlpProblem {
         let (v, (g1, gb1, g2, gb2, _, _)) = ad::value_and_grad(
             mlp_loss,
             (
-                m.w1.clone(),
-                m.b1.clone(),
-                m.w2.clone(),
-                m.b2.clone(),
-                m.x.clone(),
-                m.y.clone(),
+                &m.w1[..],
+                &m.b1[..],
+                &m.w2[..],
+                &m.b2[..],
+                &m.x[..],
+                &m.y[..],
             ),
         );
         let mut grad = g1;
@@ -798,20 +798,20 @@ impl Problem for MlpProblem {
         let (_, d) = ad::jvp(
             mlp_loss,
             (
-                m.w1.clone(),
-                m.b1.clone(),
-                m.w2.clone(),
-                m.b2.clone(),
-                m.x.clone(),
-                m.y.clone(),
+                &m.w1[..],
+                &m.b1[..],
+                &m.w2[..],
+                &m.b2[..],
+                &m.x[..],
+                &m.y[..],
             ),
             (
-                w1.to_vec(),
-                b1.to_vec(),
-                w2.to_vec(),
-                b2.to_vec(),
-                vec![0.0; m.x.len()],
-                vec![0.0; m.y.len()],
+                w1,
+                b1,
+                w2,
+                b2,
+                &vec![0.0; m.x.len()][..],
+                &vec![0.0; m.y.len()][..],
             ),
         );
         let mut buf = Vec::new();
@@ -837,12 +837,12 @@ impl Problem for MlpProblem {
         let (zx, zy) = (vec![0.0; m.x.len()], vec![0.0; m.y.len()]);
         let args = move || {
             (
-                black_box(m.w1.clone()),
-                black_box(m.b1.clone()),
-                black_box(m.w2.clone()),
-                black_box(m.b2.clone()),
-                m.x.clone(),
-                m.y.clone(),
+                black_box(&m.w1[..]),
+                black_box(&m.b1[..]),
+                black_box(&m.w2[..]),
+                black_box(&m.b2[..]),
+                &m.x[..],
+                &m.y[..],
             )
         };
         vec![
@@ -873,12 +873,12 @@ impl Problem for MlpProblem {
                         mlp_loss,
                         args(),
                         (
-                            dw1.to_vec(),
-                            db1.to_vec(),
-                            dw2.to_vec(),
-                            db2.to_vec(),
-                            zx.clone(),
-                            zy.clone(),
+                            &dw1[..],
+                            &db1[..],
+                            &dw2[..],
+                            &db2[..],
+                            &zx[..],
+                            &zy[..],
                         ),
                     ));
                 }),

@@ -14,10 +14,10 @@ use ad::differentiable;
 /// `df/dx` (n d more adjoints) that the peers, given `x` as constants, skip.
 #[differentiable]
 pub fn gmm_objective(
-    alphas: Vec<f64>,
-    means: Vec<f64>,
-    icf: Vec<f64>,
-    x: Vec<f64>,
+    alphas: &[f64],
+    means: &[f64],
+    icf: &[f64],
+    x: &[f64],
     gamma: f64,
     m: f64,
 ) -> f64 {

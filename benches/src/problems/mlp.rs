@@ -9,12 +9,12 @@ use ad::differentiable;
 /// mark them inactive).
 #[differentiable]
 pub fn mlp_loss(
-    w1: Vec<f64>,
-    b1: Vec<f64>,
-    w2: Vec<f64>,
-    b2: Vec<f64>,
-    x: Vec<f64>,
-    y: Vec<f64>,
+    w1: &[f64],
+    b1: &[f64],
+    w2: &[f64],
+    b2: &[f64],
+    x: &[f64],
+    y: &[f64],
 ) -> f64 {
     let hn = b1.len();
     let on = b2.len();

@@ -3,10 +3,9 @@
 use crate::real::Real;
 use ad::differentiable;
 
-/// The function as `ad` differentiates it. It takes a `Vec` because slice parameters are not
-/// supported by `#[differentiable]` yet.
+/// The function as `ad` differentiates it.
 #[differentiable]
-pub fn rosenbrock(x: Vec<f64>) -> f64 {
+pub fn rosenbrock(x: &[f64]) -> f64 {
     let n = x.len();
     let mut s = 0.0;
     for i in 0..n - 1 {
