@@ -312,10 +312,14 @@ impl<'a> Forward<'a> {
                 callee,
                 args,
                 span,
+                parens,
             } => {
                 let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
                 if !self.active(*out) {
-                    return self.def(*out, quote!(#callee(#(#pargs),*)), None);
+                    let call = crate::lower::plain_call(self.func, callee, parens, args, &|a| {
+                        self.p(a, al)
+                    });
+                    return self.def(*out, call, None);
                 }
                 let mut targs: Vec<TokenStream> =
                     args.iter().map(|a| self.t_or_zero(*a, al)).collect();

@@ -97,6 +97,9 @@ pub enum Inst {
         callee: TokenStream,
         args: Vec<Value>,
         span: Span,
+        /// The span of the parentheses, so that a call without derivative can be written again
+        /// exactly as the user wrote it (a mistake in it is then reported once).
+        parens: proc_macro2::extra::DelimSpan,
     },
     Cast {
         out: Value,

@@ -78,6 +78,59 @@ pub fn slice_of(ty: &Type) -> Option<(bool, &Type)> {
     }
 }
 
+/// A call without derivative written again as the user wrote it: the callee, the parentheses
+/// with their own span, and each argument's literal or variable as written (temporaries only
+/// for the rest), so that a mistake in the call is the same error as in the user's function,
+/// which rustc reports once.
+pub fn plain_call(
+    func: &crate::ir::Func,
+    callee: &TokenStream,
+    parens: &proc_macro2::extra::DelimSpan,
+    args: &[Value],
+    written: &dyn Fn(Value) -> TokenStream,
+) -> TokenStream {
+    let mut literals = HashMap::new();
+    collect_literals(&func.body, &mut literals);
+    let mut inner = TokenStream::new();
+    for (k, a) in args.iter().enumerate() {
+        if k > 0 {
+            inner.extend(quote!(,));
+        }
+        inner.extend(literals.get(&a.0).cloned().unwrap_or_else(|| written(*a)));
+    }
+    let mut group = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, inner);
+    group.set_span(parens.join());
+    let mut out = callee.clone();
+    out.extend([TokenTree::Group(group)]);
+    out
+}
+
+fn collect_literals(b: &Block, out: &mut HashMap<u32, TokenStream>) {
+    for inst in &b.insts {
+        match inst {
+            Inst::Const { out: v, tokens } => {
+                out.insert(v.0, tokens.clone());
+            }
+            Inst::Block { block, .. } => collect_literals(block, out),
+            Inst::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                collect_literals(then_block, out);
+                collect_literals(else_block, out);
+            }
+            Inst::Loop { head, body } => {
+                if let crate::ir::LoopHead::While { cond_block, .. } = head {
+                    collect_literals(cond_block, out);
+                }
+                collect_literals(body, out);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// The reads of slice parameters (passed on whole to calls): value, variable, whether `&mut`.
 pub fn slice_reads(func: &crate::ir::Func) -> HashMap<u32, (Var, bool)> {
     fn walk(func: &crate::ir::Func, b: &Block, out: &mut HashMap<u32, (Var, bool)>) {
@@ -1550,6 +1603,7 @@ impl Lower {
             callee: path.to_token_stream(),
             args,
             span: c.span(),
+            parens: c.paren_token.span,
         });
         v
     }

@@ -1178,10 +1178,14 @@ impl<'a> Reverse<'a> {
                 callee,
                 args,
                 span,
+                parens,
             } => {
                 let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
                 if !self.active(*out) {
-                    return Self::def(*out, quote!(#callee(#(#pargs),*)));
+                    let call = crate::lower::plain_call(self.func, callee, parens, args, &|a| {
+                        self.p(a, al)
+                    });
+                    return Self::def(*out, call);
                 }
                 let v = v_ident(*out);
                 // Slice parameters are lent to the callee (an output as `&mut *y`), and the
@@ -1685,6 +1689,7 @@ impl<'a> Reverse<'a> {
                 callee,
                 args,
                 span,
+                ..
             } => {
                 if !self.active(*out) {
                     return TokenStream::new();
