@@ -85,7 +85,7 @@ impl Method {
         match self {
             Method::Primal => "primal, on slices (the baseline)",
             Method::PrimalGeneric => "primal, the generic version at f64 (what the peers run)",
-            Method::PrimalAd => "primal, the #[differentiable] fn as ad takes it (Vec cloned)",
+            Method::PrimalAd => "primal, the #[differentiable] fn itself",
             Method::AdJvp => "ad JVP, one direction",
             Method::AdGrad => "ad reverse mode: gradient (BA: Jacobian by vjp + 2 pullbacks)",
             Method::AdJacFwd => "ad forward mode: Jacobian by 15 JVPs",

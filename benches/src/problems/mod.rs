@@ -1,6 +1,6 @@
-//! The benchmark problems: each as `ad` differentiates it (`#[differentiable]`, taking `Vec`s or
-//! arrays because slice parameters are not supported yet) and as a generic function over
-//! [`Real`](crate::real::Real) for the primal baseline and the peers.
+//! The benchmark problems: each as `ad` differentiates it (`#[differentiable]`, on slices and
+//! arrays) and as a generic function over [`Real`](crate::real::Real) for the primal baseline
+//! and the peers.
 
 pub mod ba;
 pub mod dispatch;
