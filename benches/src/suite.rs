@@ -382,14 +382,7 @@ impl Problem for GmmProblem {
                 g.gamma,
                 g.m,
             ),
-            (
-                da,
-                dm,
-                di,
-                &vec![0.0; g.x.len()][..],
-                0.0,
-                0.0,
-            ),
+            (da, dm, di, &vec![0.0; g.x.len()][..], 0.0, 0.0),
         );
         assert_close(
             "ad JVP vs gradient",
@@ -460,7 +453,7 @@ impl Problem for GmmProblem {
                             g.gamma,
                             g.m,
                         ),
-                        (&da[..], &dm[..], &di[..], &zx[..], 0.0, 0.0),
+                        (da, dm, di, &zx[..], 0.0, 0.0),
                     ));
                 }),
             ),
@@ -872,14 +865,7 @@ impl Problem for MlpProblem {
                     black_box(ad::jvp(
                         mlp_loss,
                         args(),
-                        (
-                            &dw1[..],
-                            &db1[..],
-                            &dw2[..],
-                            &db2[..],
-                            &zx[..],
-                            &zy[..],
-                        ),
+                        (dw1, db1, dw2, db2, &zx[..], &zy[..]),
                     ));
                 }),
             ),

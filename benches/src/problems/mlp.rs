@@ -8,14 +8,7 @@ use ad::differentiable;
 /// The loss as `ad` differentiates it; the data `x`, `y` carry derivatives too (no way yet to
 /// mark them inactive).
 #[differentiable]
-pub fn mlp_loss(
-    w1: &[f64],
-    b1: &[f64],
-    w2: &[f64],
-    b2: &[f64],
-    x: &[f64],
-    y: &[f64],
-) -> f64 {
+pub fn mlp_loss(w1: &[f64], b1: &[f64], w2: &[f64], b2: &[f64], x: &[f64], y: &[f64]) -> f64 {
     let hn = b1.len();
     let on = b2.len();
     let inn = w1.len() / hn;
