@@ -3,9 +3,12 @@
 use crate::dispatch::fail;
 use crate::error::Error;
 use crate::function::{Function, Tan};
-use crate::registry::{self, Location, Mode, ReverseImpl};
+use crate::registry::{self, Location, Mode, ReverseImpl, Validity};
 use crate::tangent::Seed;
 use crate::tape::Tape;
+use core::any::{Any, TypeId};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 /// Forward mode: the value of `f` at `args` and its directional derivative along `tangents`.
 ///
@@ -38,10 +41,74 @@ where
     if let Err(error) = check_tangents::<F, A>(&args, &tangents, "ad::jvp", location) {
         fail(&error);
     }
-    match registry::resolve_forward(f, "ad::jvp", location) {
-        Ok((_, rule)) => registry::call_forward(&rule, f, args, tangents),
+    match cached::<F, A, _>(Mode::Forward, || {
+        registry::resolve_forward(f, "ad::jvp", location)
+    }) {
+        Ok(rule) => registry::call_forward(&rule, f, args, tangents),
         Err(error) => fail(&error),
     }
+}
+
+/// Resolutions of the entry points, per thread, by function and mode: each stays valid while
+/// its function's epoch reads what it read (a rule registered or dropped since bumps it).
+type EntryCache = Vec<(TypeId, Mode, Validity, Arc<dyn Any + Send + Sync>)>;
+
+thread_local! {
+    static ENTRIES: core::cell::RefCell<EntryCache> = const { core::cell::RefCell::new(Vec::new()) };
+}
+
+/// How many resolutions a thread keeps; the oldest goes first.
+const ENTRIES_KEPT: usize = 64;
+
+/// The resolution of `F` in `mode`, from this thread's cache while valid. A function pointer's
+/// key is its address, not its type, so those are resolved every time.
+fn cached<F, A, T>(
+    mode: Mode,
+    resolve: impl FnOnce() -> Result<(Validity, T), Error>,
+) -> Result<Arc<T>, Error>
+where
+    F: Function<A>,
+    T: Send + Sync + 'static,
+{
+    let id = TypeId::of::<F>();
+    if id == TypeId::of::<F::Ptr>() {
+        return resolve().map(|(_, rule)| Arc::new(rule));
+    }
+    let hit = ENTRIES.with(|entries| {
+        entries
+            .borrow()
+            .iter()
+            .find(|(key, m, valid, _)| {
+                *key == id && *m == mode && valid.epoch.load(Ordering::Acquire) == valid.seen
+            })
+            .map(|(.., rule)| rule.clone())
+    });
+    if let Some(rule) = hit.and_then(|rule| rule.downcast::<T>().ok()) {
+        return Ok(rule);
+    }
+    // Stale resolutions go first: a dropped run-time rule's closure (and what it owns, such as
+    // another rule's guard) must not outlive its registration in this cache.
+    let stale: Vec<_> = ENTRIES.with(|entries| {
+        let mut entries = entries.borrow_mut();
+        let (stale, fresh) = entries
+            .drain(..)
+            .partition(|(.., valid, _)| valid.epoch.load(Ordering::Acquire) != valid.seen);
+        *entries = fresh;
+        stale
+    });
+    drop(stale);
+    let (valid, rule) = resolve()?;
+    let rule = Arc::new(rule);
+    ENTRIES.with(|entries| {
+        let mut entries = entries.borrow_mut();
+        entries.retain(|(key, m, ..)| !(*key == id && *m == mode));
+        if entries.len() >= ENTRIES_KEPT {
+            entries.remove(0);
+        }
+        let erased: Arc<dyn Any + Send + Sync> = rule.clone();
+        entries.push((id, mode, valid, erased));
+    });
+    Ok(rule)
 }
 
 /// The arguments' tangents must have the arguments' shapes.
@@ -225,9 +292,12 @@ where
 }
 
 #[track_caller]
-fn resolve_reverse_or_panic<F: Function<A>, A>(f: F, entry: &str) -> ReverseImpl<F::Sig> {
-    match registry::resolve_reverse(f, entry, Location::caller()) {
-        Ok((_, rule)) => rule,
+fn resolve_reverse_or_panic<F: Function<A>, A>(f: F, entry: &str) -> Arc<ReverseImpl<F::Sig>> {
+    let location = Location::caller();
+    match cached::<F, A, _>(Mode::Reverse, || {
+        registry::resolve_reverse(f, entry, location)
+    }) {
+        Ok(rule) => rule,
         Err(error) => fail(&error),
     }
 }
@@ -321,7 +391,7 @@ where
 fn pullback_with<F, A>(
     f: F,
     args: A,
-    rule: ReverseImpl<F::Sig>,
+    rule: Arc<ReverseImpl<F::Sig>>,
     entry: &'static str,
     location: Location,
 ) -> (F::Output, impl Fn(Tan<F::Output>) -> F::Grads)
@@ -446,5 +516,11 @@ where
     let location = Location::caller();
     registry::check_function(f, Mode::Reverse, "ad::try_vjp", location)?;
     let (_, rule) = registry::resolve_reverse(f, "ad::try_vjp", location)?;
-    Ok(pullback_with(f, args, rule, "ad::try_vjp", location))
+    Ok(pullback_with(
+        f,
+        args,
+        Arc::new(rule),
+        "ad::try_vjp",
+        location,
+    ))
 }
