@@ -251,6 +251,49 @@ impl<T: Differentiable + Clone + 'static> Param for T {
 const NO_COORDINATES: &str =
     "ad: a rule of a function with slice arguments cannot be converted to the other mode";
 
+/// The methods `&[E]` and `&mut [E]` share: a `Vec` of adjoints as the buffer `grad`
+/// allocates, and no coordinates (a rule is not converted between modes for them).
+macro_rules! slice_param_shared {
+    ($shadow:ty) => {
+        fn store(&self) -> Vec<Tan<E>> {
+            self.iter().map(Differentiable::zero_tangent).collect()
+        }
+        fn empty_store() -> Vec<Tan<E>> {
+            Vec::new()
+        }
+        fn store_from(bar: &&'x mut [Tan<E>]) -> Vec<Tan<E>> {
+            bar.to_vec()
+        }
+        fn store_into(store: Vec<Tan<E>>, bar: &'x mut [Tan<E>]) {
+            bar.clone_from_slice(&store);
+        }
+        fn grad(_: NoTangent, store: Vec<Tan<E>>) -> Vec<Tan<E>> {
+            store
+        }
+        fn zero_adj(&self) -> NoTangent {
+            NoTangent
+        }
+        fn shadow_dim(&self) -> usize {
+            unreachable!("{NO_COORDINATES}")
+        }
+        fn unit_shadow(&self, _: usize) -> $shadow {
+            unreachable!("{NO_COORDINATES}")
+        }
+        fn zero_shadow(&self) -> $shadow {
+            unreachable!("{NO_COORDINATES}")
+        }
+        fn adj_dim(_: &NoTangent) -> usize {
+            unreachable!("{NO_COORDINATES}")
+        }
+        fn dot(_: &NoTangent, _: &$shadow) -> f64 {
+            unreachable!("{NO_COORDINATES}")
+        }
+        fn set_adj(_: &mut NoTangent, _: usize, _: f64) {
+            unreachable!("{NO_COORDINATES}")
+        }
+    };
+}
+
 impl<'x, E: Differentiable + 'static> Param for &'x [E] {
     type Marker = Slice<E>;
     type Shadow = &'x [Tan<E>];
@@ -282,48 +325,13 @@ impl<'x, E: Differentiable + 'static> Param for &'x [E] {
             adjoint: store,
         }
     }
-    fn store(&self) -> Vec<Tan<E>> {
-        self.iter().map(Differentiable::zero_tangent).collect()
-    }
-    fn empty_store() -> Vec<Tan<E>> {
-        Vec::new()
-    }
-    fn store_from(bar: &&'x mut [Tan<E>]) -> Vec<Tan<E>> {
-        bar.to_vec()
-    }
-    fn store_into(store: Vec<Tan<E>>, bar: &'x mut [Tan<E>]) {
-        bar.clone_from_slice(&store);
-    }
-    fn grad(_: NoTangent, store: Vec<Tan<E>>) -> Vec<Tan<E>> {
-        store
-    }
-    fn zero_adj(&self) -> NoTangent {
-        NoTangent
-    }
     fn check_shadow(&self, shadow: &&'x [Tan<E>]) -> Result<(), ShapeMismatch> {
         check_slice(self, shadow)
     }
     fn try_clone(&self) -> Option<Self> {
         Some(self)
     }
-    fn shadow_dim(&self) -> usize {
-        unreachable!("{NO_COORDINATES}")
-    }
-    fn unit_shadow(&self, _: usize) -> &'x [Tan<E>] {
-        unreachable!("{NO_COORDINATES}")
-    }
-    fn zero_shadow(&self) -> &'x [Tan<E>] {
-        unreachable!("{NO_COORDINATES}")
-    }
-    fn adj_dim(_: &NoTangent) -> usize {
-        unreachable!("{NO_COORDINATES}")
-    }
-    fn dot(_: &NoTangent, _: &&'x [Tan<E>]) -> f64 {
-        unreachable!("{NO_COORDINATES}")
-    }
-    fn set_adj(_: &mut NoTangent, _: usize, _: f64) {
-        unreachable!("{NO_COORDINATES}")
-    }
+    slice_param_shared!(&'x [Tan<E>]);
 }
 
 impl<'x, E: Differentiable + 'static> Param for &'x mut [E] {
@@ -357,48 +365,13 @@ impl<'x, E: Differentiable + 'static> Param for &'x mut [E] {
             adjoint: store,
         }
     }
-    fn store(&self) -> Vec<Tan<E>> {
-        self.iter().map(Differentiable::zero_tangent).collect()
-    }
-    fn empty_store() -> Vec<Tan<E>> {
-        Vec::new()
-    }
-    fn store_from(bar: &&'x mut [Tan<E>]) -> Vec<Tan<E>> {
-        bar.to_vec()
-    }
-    fn store_into(store: Vec<Tan<E>>, bar: &'x mut [Tan<E>]) {
-        bar.clone_from_slice(&store);
-    }
-    fn grad(_: NoTangent, store: Vec<Tan<E>>) -> Vec<Tan<E>> {
-        store
-    }
-    fn zero_adj(&self) -> NoTangent {
-        NoTangent
-    }
     fn check_shadow(&self, shadow: &&'x mut [Tan<E>]) -> Result<(), ShapeMismatch> {
         check_slice(self, shadow)
     }
     fn try_clone(&self) -> Option<Self> {
         None
     }
-    fn shadow_dim(&self) -> usize {
-        unreachable!("{NO_COORDINATES}")
-    }
-    fn unit_shadow(&self, _: usize) -> &'x mut [Tan<E>] {
-        unreachable!("{NO_COORDINATES}")
-    }
-    fn zero_shadow(&self) -> &'x mut [Tan<E>] {
-        unreachable!("{NO_COORDINATES}")
-    }
-    fn adj_dim(_: &NoTangent) -> usize {
-        unreachable!("{NO_COORDINATES}")
-    }
-    fn dot(_: &NoTangent, _: &&'x mut [Tan<E>]) -> f64 {
-        unreachable!("{NO_COORDINATES}")
-    }
-    fn set_adj(_: &mut NoTangent, _: usize, _: f64) {
-        unreachable!("{NO_COORDINATES}")
-    }
+    slice_param_shared!(&'x mut [Tan<E>]);
 }
 
 fn check_slice<E: Differentiable>(values: &[E], shadow: &[Tan<E>]) -> Result<(), ShapeMismatch> {
