@@ -208,6 +208,9 @@ pub enum LoopHead {
         /// The loop variable, if it has a name.
         var: Option<Var>,
         iter: Value,
+        /// For a range `start..end` (or `..=`) counting up by one: `start`, and the variables
+        /// it reads.
+        start: Option<(TokenStream, Vec<Var>)>,
     },
     /// `while cond`: `cond_block` computes `cond` before each iteration.
     While { cond_block: Block, cond: Value },

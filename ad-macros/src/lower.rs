@@ -734,6 +734,17 @@ impl Lower {
             "loop over integers (`for i in 0..n`) or over the elements of a variable (`for x in a.iter()`)",
         ));
         let iter = self.verbatim(&f.expr, out, only_inactive);
+        let start = match &*f.expr {
+            Expr::Range(r) if r.end.is_some() => {
+                let tokens = r
+                    .start
+                    .as_ref()
+                    .map_or_else(|| quote!(0), |s| s.to_token_stream());
+                let reads = self.reads_of(&tokens);
+                Some((tokens, reads))
+            }
+            _ => None,
+        };
         self.scopes.push(HashMap::new());
         let mut loop_var = None;
         let pat = match &*f.pat {
@@ -760,6 +771,7 @@ impl Lower {
                 pat,
                 var: loop_var,
                 iter,
+                start,
             },
             body: Block {
                 insts: body.insts,
@@ -800,6 +812,7 @@ impl Lower {
                 pat: ident.to_token_stream(),
                 var: Some(index),
                 iter,
+                start: Some((quote!(0), Vec::new())),
             },
             body: Block {
                 insts,
@@ -1917,7 +1930,7 @@ fn may_write(tokens: &TokenStream) -> bool {
                     _ => None,
                 });
                 let next_is_eq_or_gt = matches!(tts.get(i + 1), Some(TokenTree::Punct(q)) if p.spacing() == proc_macro2::Spacing::Joint && matches!(q.as_char(), '=' | '>'));
-                let comparison = matches!(prev, Some('=' | '!' | '>' | '<'))
+                let comparison = matches!(prev, Some('=' | '!' | '>' | '<' | '.'))
                     && !matches!(
                         (prev, i.checked_sub(2).map(|j| &tts[j])),
                         (Some('<' | '>'), Some(TokenTree::Punct(q))) if q.as_char() == prev.unwrap_or(' ') && q.spacing() == proc_macro2::Spacing::Joint

@@ -24,7 +24,7 @@ use crate::activity::Activity;
 use crate::ir::{Arith, Block, Func, Inst, Value, Var};
 use crate::prims::Shape;
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use syn::Ident;
@@ -174,32 +174,31 @@ impl<'a> Reverse<'a> {
             }
         }
         let params: HashSet<u32> = self.func.params.iter().map(|p| p.var.0).collect();
-        let stable_names: HashSet<String> = self
-            .func
-            .params
+        let stable: HashSet<u32> = params
             .iter()
-            .filter(|p| !assigned.contains(&p.var.0))
-            .map(|p| self.func.vars[p.var.0 as usize].ident.to_string())
+            .copied()
+            .filter(|v| !assigned.contains(v))
             .collect();
         let mut loop_vars: HashSet<u32> = HashSet::new();
         let mut bound: HashMap<u32, TokenStream> = HashMap::new();
-        self.plan_replays(
-            &self.func.body,
-            &stable_names,
-            &mut Vec::new(),
-            &mut loop_vars,
-        );
+        self.plan_replays(&self.func.body, &stable, &mut Vec::new(), &mut loop_vars);
         for inst in &insts {
             match inst {
                 Inst::Const { out, tokens } => {
                     defs.insert(out.0, Src::Literal(tokens.clone()));
                 }
                 Inst::Read { out, var, ident }
-                    if ((params.contains(&var.0) && !assigned.contains(&var.0))
-                        || loop_vars.contains(&var.0))
-                        && !self.func.values[out.0 as usize].needs_copy =>
+                    if stable.contains(&var.0) && !self.func.values[out.0 as usize].needs_copy =>
                 {
                     defs.insert(out.0, Src::Inline(quote!(#ident)));
+                }
+                // The loop variable of a replayed loop, under the name the reverse sweep binds.
+                Inst::Read { out, var, .. }
+                    if loop_vars.contains(&var.0)
+                        && !self.func.values[out.0 as usize].needs_copy =>
+                {
+                    let ri = replay_ident(*var);
+                    defs.insert(out.0, Src::Inline(quote!(#ri)));
                 }
                 // A local bound once to a value the reverse sweep has: that value.
                 Inst::Let {
@@ -313,13 +312,14 @@ impl<'a> Reverse<'a> {
     }
 
     /// Finds the plain `for` loops over `start..end` (or `..=`) whose `start` the reverse sweep
-    /// can compute again: a literal, or names of parameters the function never assigns and of
-    /// enclosing such loops' variables.
+    /// can compute again: it reads only parameters the function never assigns and enclosing
+    /// such loops' variables (told apart by variable, not by name). The reverse sweep binds the
+    /// variable of such a loop again, under a name of its own.
     fn plan_replays(
         &mut self,
         b: &Block,
-        stable: &HashSet<String>,
-        enclosing: &mut Vec<String>,
+        stable: &HashSet<u32>,
+        enclosing: &mut Vec<Var>,
         loop_vars: &mut HashSet<u32>,
     ) {
         for inst in &b.insts {
@@ -337,18 +337,31 @@ impl<'a> Reverse<'a> {
                     let mut pushed = false;
                     if let crate::ir::LoopHead::For {
                         var: Some(var),
-                        iter,
+                        start: Some((start, reads)),
                         ..
                     } = head
                         && loop_mode(body) == LoopMode::Plain
-                        && let Some(start) = self.range_start(*iter, stable, enclosing)
+                        && reads
+                            .iter()
+                            .all(|r| stable.contains(&r.0) || enclosing.contains(r))
                     {
-                        let ident = self.func.vars[var.0 as usize].ident.clone();
-                        enclosing.push(ident.to_string());
+                        // The start with each enclosing loop variable under its reverse name.
+                        let renames: Vec<(String, Ident)> = reads
+                            .iter()
+                            .filter(|r| enclosing.contains(r))
+                            .map(|r| {
+                                (
+                                    self.func.vars[r.0 as usize].ident.to_string(),
+                                    replay_ident(*r),
+                                )
+                            })
+                            .collect();
+                        let start = rename(start, &renames);
+                        enclosing.push(*var);
                         pushed = true;
                         loop_vars.insert(var.0);
                         self.replayed
-                            .insert(std::ptr::from_ref(inst), (ident, start));
+                            .insert(std::ptr::from_ref(inst), (replay_ident(*var), start));
                     }
                     self.plan_replays(body, stable, enclosing, loop_vars);
                     if pushed {
@@ -358,34 +371,6 @@ impl<'a> Reverse<'a> {
                 _ => {}
             }
         }
-    }
-
-    /// The start of the range a loop's iterator value is, if the reverse sweep can compute it.
-    fn range_start(
-        &self,
-        iter: Value,
-        stable: &HashSet<String>,
-        enclosing: &[String],
-    ) -> Option<TokenStream> {
-        let mut insts = Vec::new();
-        collect_insts(&self.func.body, &mut insts);
-        let tokens = insts.iter().find_map(|inst| match inst {
-            Inst::Opaque { out, tokens, .. } if *out == iter => Some(tokens.clone()),
-            _ => None,
-        })?;
-        let syn::Expr::Range(range) = syn::parse2::<syn::Expr>(tokens).ok()? else {
-            return None;
-        };
-        range.end.as_ref()?;
-        let Some(start) = &range.start else {
-            return Some(quote!(0));
-        };
-        let start = start.to_token_stream();
-        let mut ok = true;
-        check_names(&start, &mut |name| {
-            ok &= stable.contains(name) || enclosing.iter().any(|e| e == name);
-        });
-        ok.then_some(start)
     }
 
     /// The fields of `out`'s record that go on the tape.
@@ -1428,7 +1413,7 @@ impl<'a> Reverse<'a> {
                 let mut inner = al.clone();
                 let body = self.forward_block(body, &mut inner, decisions);
                 let looped = match head {
-                    crate::ir::LoopHead::For { pat, var, iter } => {
+                    crate::ir::LoopHead::For { pat, var, iter, .. } => {
                         let it = self.p(*iter, al);
                         let witness = var.map(|v| self.binding_witness(v));
                         quote!(for #pat in #it { #witness #body #n += 1; })
@@ -1899,7 +1884,7 @@ impl<'a> Reverse<'a> {
                     // The loop variable again, last iteration first.
                     Some((ident, start)) => quote! {
                         let #n: usize = #tape.pop();
-                        for #ident in ((#start)..(#start) + #n).rev() { #inner }
+                        for #ident in ((#start)..#krate::__private::offset(#start, #n)).rev() { #inner }
                     },
                     None => quote! {
                         let #n: usize = #tape.pop();
@@ -1960,7 +1945,7 @@ impl Reverse<'_> {
         let body = self.forward_block(body, &mut inner, &inside);
         let end = (mode == LoopMode::PerIteration).then(|| quote!(#tape.push(0u32);));
         let looped = match head {
-            crate::ir::LoopHead::For { pat, var, iter } => {
+            crate::ir::LoopHead::For { pat, var, iter, .. } => {
                 let it = self.p(*iter, al);
                 let witness = var.map(|v| self.binding_witness(v));
                 quote!(for #pat in #it { #n += 1; #witness #body #end })
@@ -2121,13 +2106,34 @@ fn index_src(defs: &HashMap<u32, Src>, v: Value) -> Src {
     raw(defs, v).map_or(Src::Tape, Src::Inline)
 }
 
-/// Calls `f` with every identifier in `tokens`.
-fn check_names(tokens: &TokenStream, f: &mut dyn FnMut(&str)) {
-    for tt in tokens.clone() {
-        match tt {
-            proc_macro2::TokenTree::Ident(i) => f(&i.to_string()),
-            proc_macro2::TokenTree::Group(g) => check_names(&g.stream(), f),
-            _ => {}
-        }
+/// The name the reverse sweep binds a replayed loop's variable to.
+fn replay_ident(var: Var) -> Ident {
+    hyg(&format!("__ri{}", var.0))
+}
+
+/// `tokens` with each identifier named in `renames` replaced (not a field, method or path
+/// segment after `.` or `::`).
+fn rename(tokens: &TokenStream, renames: &[(String, Ident)]) -> TokenStream {
+    let tts: Vec<proc_macro2::TokenTree> = tokens.clone().into_iter().collect();
+    let mut out = Vec::with_capacity(tts.len());
+    for (k, tt) in tts.iter().enumerate() {
+        let after_dot = k > 0
+            && matches!(&tts[k - 1], proc_macro2::TokenTree::Punct(p) if matches!(p.as_char(), '.' | ':'));
+        out.push(match tt {
+            proc_macro2::TokenTree::Ident(i) if !after_dot => {
+                match renames.iter().find(|(n, _)| i == n) {
+                    Some((_, to)) => proc_macro2::TokenTree::Ident(to.clone()),
+                    None => tt.clone(),
+                }
+            }
+            proc_macro2::TokenTree::Group(g) => {
+                let mut inner =
+                    proc_macro2::Group::new(g.delimiter(), rename(&g.stream(), renames));
+                inner.set_span(g.span());
+                proc_macro2::TokenTree::Group(inner)
+            }
+            other => other.clone(),
+        });
     }
+    out.into_iter().collect()
 }

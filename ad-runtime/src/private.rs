@@ -272,3 +272,16 @@ pub fn add_into<T: crate::Accumulate + Default + Clone>(bar: &mut [T], extra: &[
         *b = core::mem::take(b).accumulate(e.clone());
     }
 }
+
+/// `start + n` in the type of `start`: the end of a replayed loop's range, counted from its
+/// start and its trip count.
+#[inline(always)]
+pub fn offset<T>(start: T, n: usize) -> T
+where
+    T: Copy + core::ops::Add<Output = T> + TryFrom<usize>,
+{
+    match T::try_from(n) {
+        Ok(n) => start + n,
+        Err(_) => unreachable!("ad: a loop ran more times than its counter's type can count"),
+    }
+}
