@@ -1,0 +1,1016 @@
+//! Hard cases for the reverse sweep's recompute logic (what it keeps on the tape and what
+//! it computes again). Every function is checked in forward mode (`jvp` along each unit vector),
+//! in reverse mode with both sweeps in one call (`value_and_grad`) and with split sweeps through
+//! the tape (`vjp`), against central finite differences (h = 1e-6, tolerance 1e-6 relative with
+//! an absolute floor of 1).
+
+// The cases are spelled as the shapes under test, not as idiomatic Rust.
+#![allow(
+    clippy::assign_op_pattern,
+    clippy::needless_range_loop,
+    clippy::reversed_empty_ranges,
+    unused_mut,
+    unused_variables,
+    unused_parens
+)]
+
+use ad::differentiable;
+
+type F1<'a> = dyn Fn(&[f64]) -> f64 + 'a;
+type G1<'a> = dyn Fn(&[f64]) -> Vec<f64> + 'a;
+type J1<'a> = dyn Fn(&[f64], &[f64]) -> f64 + 'a;
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * a.abs().max(b.abs()).max(1.0)
+}
+
+fn fd(f: &F1<'_>, x: &[f64]) -> Vec<f64> {
+    let h = 1e-6;
+    (0..x.len())
+        .map(|i| {
+            let (mut hi, mut lo) = (x.to_vec(), x.to_vec());
+            hi[i] += h;
+            lo[i] -= h;
+            (f(&hi) - f(&lo)) / (2.0 * h)
+        })
+        .collect()
+}
+
+/// Checks the forward tangents, `value_and_grad` and `vjp` against finite differences.
+#[track_caller]
+fn check(name: &str, x: &[f64], f: &F1<'_>, grad: &G1<'_>, vjp: &G1<'_>, jvp: &J1<'_>) {
+    let want = fd(f, x);
+    let g = grad(x);
+    let v = vjp(x);
+    let t: Vec<f64> = (0..x.len())
+        .map(|i| {
+            let mut e = vec![0.0; x.len()];
+            e[i] = 1.0;
+            jvp(x, &e)
+        })
+        .collect();
+    let mut bad = Vec::new();
+    for i in 0..x.len() {
+        if !close(g[i], want[i], 1e-6) || !close(v[i], want[i], 1e-6) || !close(t[i], want[i], 1e-6)
+        {
+            bad.push(i);
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{name}: coordinates {bad:?} differ\n  finite differences {want:?}\n  jvp                {t:?}\n  value_and_grad     {g:?}\n  vjp                {v:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loop variables shadowed inside the body.
+
+/// The loop variable shadowed by a `let` of an expression of itself.
+#[differentiable]
+fn shadow_loop_var(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        let i = i + 1;
+        s += x[i] * x[i] * x[0];
+    }
+    s
+}
+
+#[test]
+fn t_shadow_loop_var() {
+    let x = [0.7, -1.3, 2.1, 0.4];
+    check(
+        "shadow_loop_var",
+        &x,
+        &|x| shadow_loop_var(x),
+        &|x| ad::value_and_grad(shadow_loop_var, (x,)).1.0,
+        &|x| (ad::vjp(shadow_loop_var, (x,)).1)(1.0).0,
+        &|x, d| ad::jvp(shadow_loop_var, (x,), (d,)).1,
+    );
+}
+
+/// A local bound once to `x[i]`, used inside an inner loop whose variable is also `i`.
+#[differentiable]
+fn bound_then_inner_shadow(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..2 {
+        let a = x[i];
+        for i in 2..x.len() {
+            s += a * x[i];
+        }
+    }
+    s
+}
+
+#[test]
+fn t_bound_then_inner_shadow() {
+    let x = [0.7, -1.3, 2.1, 0.4, 1.5];
+    check(
+        "bound_then_inner_shadow",
+        &x,
+        &|x| bound_then_inner_shadow(x),
+        &|x| ad::value_and_grad(bound_then_inner_shadow, (x,)).1.0,
+        &|x| (ad::vjp(bound_then_inner_shadow, (x,)).1)(1.0).0,
+        &|x, d| ad::jvp(bound_then_inner_shadow, (x,), (d,)).1,
+    );
+}
+
+/// A local bound once to `x[k]` for a parameter `k`, used inside a loop whose variable is `k`.
+#[differentiable]
+fn bound_param_index_then_loop_shadow(x: &[f64], k: usize) -> f64 {
+    let a = x[k];
+    let mut s = 0.0;
+    for k in 0..x.len() {
+        s += a * x[k];
+    }
+    s
+}
+
+#[test]
+fn t_bound_param_index_then_loop_shadow() {
+    let x = [0.7, -1.3, 2.1, 0.4];
+    let f = |x: &[f64]| bound_param_index_then_loop_shadow(x, 3);
+    check(
+        "bound_param_index_then_loop_shadow",
+        &x,
+        &f,
+        &|x| {
+            ad::value_and_grad(bound_param_index_then_loop_shadow, (x, 3))
+                .1
+                .0
+        },
+        &|x| (ad::vjp(bound_param_index_then_loop_shadow, (x, 3)).1)(1.0).0,
+        &|x, d| {
+            ad::jvp(
+                bound_param_index_then_loop_shadow,
+                (x, 3),
+                (d, ad::NoTangent),
+            )
+            .1
+        },
+    );
+}
+
+/// An enclosing loop variable shadowed, then used as an inner loop's start.
+#[differentiable]
+fn shadowed_enclosing_start(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut s = 0.0;
+    for i in 0..n / 2 {
+        let i = 2 * i + 1;
+        for j in i..n {
+            s += x[i] * x[j] * x[j];
+        }
+    }
+    s
+}
+
+#[test]
+fn t_shadowed_enclosing_start() {
+    let x = [0.7, -1.3, 2.1, 0.4, 1.1, -0.6];
+    check(
+        "shadowed_enclosing_start",
+        &x,
+        &|x| shadowed_enclosing_start(x),
+        &|x| ad::value_and_grad(shadowed_enclosing_start, (x,)).1.0,
+        &|x| (ad::vjp(shadowed_enclosing_start, (x,)).1)(1.0).0,
+        &|x, d| ad::jvp(shadowed_enclosing_start, (x,), (d,)).1,
+    );
+}
+
+/// A never-assigned parameter shadowed by a local of the same name, then used as a start.
+#[differentiable]
+fn shadowed_param_start(x: &[f64], k: usize) -> f64 {
+    let k = k + 2;
+    let mut s = 0.0;
+    for j in k..x.len() {
+        s += x[j] * x[j] * x[j];
+    }
+    s
+}
+
+#[test]
+fn t_shadowed_param_start() {
+    let x = [0.7, -1.3, 2.1, 0.4, 1.1];
+    check(
+        "shadowed_param_start",
+        &x,
+        &|x| shadowed_param_start(x, 0),
+        &|x| ad::value_and_grad(shadowed_param_start, (x, 0)).1.0,
+        &|x| (ad::vjp(shadowed_param_start, (x, 0)).1)(1.0).0,
+        &|x, d| ad::jvp(shadowed_param_start, (x, 0), (d, ad::NoTangent)).1,
+    );
+}
+
+/// A float parameter shadowed by a local of the same name after a product that reads it.
+#[differentiable]
+fn shadowed_float_param(x: f64, y: f64) -> f64 {
+    let mut s = 0.0;
+    for _ in 0..3 {
+        s += x * y;
+    }
+    let y = s.sin();
+    s * y
+}
+
+#[test]
+fn t_shadowed_float_param() {
+    let x = [0.7, -1.3];
+    let f = |x: &[f64]| shadowed_float_param(x[0], x[1]);
+    check(
+        "shadowed_float_param",
+        &x,
+        &f,
+        &|x| {
+            let g = ad::value_and_grad(shadowed_float_param, (x[0], x[1])).1;
+            vec![g.0, g.1]
+        },
+        &|x| {
+            let g = (ad::vjp(shadowed_float_param, (x[0], x[1])).1)(1.0);
+            vec![g.0, g.1]
+        },
+        &|x, d| ad::jvp(shadowed_float_param, (x[0], x[1]), (d[0], d[1])).1,
+    );
+}
+
+/// An array parameter read by index, then shadowed by a local array of the same name.
+#[differentiable]
+fn shadowed_array_param(x: [f64; 3]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += x[i] * x[i] * x[0];
+    }
+    let x = [s * 2.0, s * 3.0, s];
+    s * x[1]
+}
+
+#[test]
+fn t_shadowed_array_param() {
+    let x = [0.7, -1.3, 0.4];
+    let a = |x: &[f64]| [x[0], x[1], x[2]];
+    check(
+        "shadowed_array_param",
+        &x,
+        &|x| shadowed_array_param(a(x)),
+        &|x| {
+            ad::value_and_grad(shadowed_array_param, (a(x),))
+                .1
+                .0
+                .to_vec()
+        },
+        &|x| (ad::vjp(shadowed_array_param, (a(x),)).1)(1.0).0.to_vec(),
+        &|x, d| ad::jvp(shadowed_array_param, (a(x),), (a(d),)).1,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Range starts that are assigned parameters.
+
+/// A parameter start assigned before the loop.
+#[differentiable]
+fn param_start_assigned_before(x: &[f64], mut k: usize) -> f64 {
+    k += 1;
+    let mut s = 0.0;
+    for j in k..x.len() {
+        s += x[j] * x[j] * x[j];
+    }
+    s
+}
+
+/// A parameter start assigned after the loop, and between two loops.
+#[differentiable]
+fn param_start_assigned_between(x: &[f64], mut k: usize) -> f64 {
+    let mut s = 0.0;
+    for j in k..x.len() {
+        s += x[j] * x[j] * x[k];
+    }
+    k = 0;
+    for j in k..x.len() {
+        s += x[j].sin() * x[j];
+    }
+    k += 2;
+    s * x[k]
+}
+
+#[test]
+fn t_param_start_assigned() {
+    let x = [0.7, -1.3, 2.1, 0.4, 1.1];
+    check(
+        "param_start_assigned_before",
+        &x,
+        &|x| param_start_assigned_before(x, 1),
+        &|x| ad::value_and_grad(param_start_assigned_before, (x, 1)).1.0,
+        &|x| (ad::vjp(param_start_assigned_before, (x, 1)).1)(1.0).0,
+        &|x, d| ad::jvp(param_start_assigned_before, (x, 1), (d, ad::NoTangent)).1,
+    );
+    check(
+        "param_start_assigned_between",
+        &x,
+        &|x| param_start_assigned_between(x, 2),
+        &|x| ad::value_and_grad(param_start_assigned_between, (x, 2)).1.0,
+        &|x| (ad::vjp(param_start_assigned_between, (x, 2)).1)(1.0).0,
+        &|x, d| ad::jvp(param_start_assigned_between, (x, 2), (d, ad::NoTangent)).1,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nested and inclusive ranges, zero trips, constants and expressions as starts.
+
+/// A triangular double loop: the inner start depends on the outer variable.
+#[differentiable]
+fn triangular(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut s = 0.0;
+    for i in 0..n {
+        for j in i + 1..n {
+            s += x[i] * x[j] * (x[i] - x[j]);
+        }
+    }
+    s
+}
+
+/// Inclusive ranges, nested, with a parameter start.
+#[differentiable]
+fn inclusive(x: &[f64], a: usize, last: usize) -> f64 {
+    let mut s = 0.0;
+    for i in a..=last {
+        for j in i..=i + 1 {
+            s += x[i] * x[j % x.len()] * x[j % x.len()];
+        }
+    }
+    s
+}
+
+/// Zero-trip loops with replayable starts, and loops that are empty in some iterations only.
+#[differentiable]
+fn zero_trips(x: &[f64], k: usize) -> f64 {
+    let mut s = x[0] * x[1];
+    for i in k..k {
+        s += x[i] * x[i];
+    }
+    for i in 3..2 {
+        s *= x[i];
+    }
+    for i in 0..x.len() {
+        for j in i..i {
+            s += x[j] * s;
+        }
+        for j in 0..i {
+            s += x[j] * x[i] * 0.1;
+        }
+    }
+    s
+}
+
+const OFFSET: usize = 1;
+
+/// Starts that are a `const` item, and expressions of a parameter.
+#[differentiable]
+fn const_and_expr_starts(x: &[f64], n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in OFFSET..x.len() {
+        s += x[i] * x[i - OFFSET];
+    }
+    for i in n - 1..x.len() {
+        s += x[i] * x[i] * x[n - 1];
+    }
+    for i in OFFSET + n..x.len() {
+        s += x[i] * s;
+    }
+    for i in n / 2 + 1..n * 2 {
+        s += x[i] * x[i] * x[i];
+    }
+    s
+}
+
+#[test]
+fn t_ranges() {
+    let x = [0.7, -1.3, 2.1, 0.4, 1.1, -0.6];
+    check(
+        "triangular",
+        &x,
+        &|x| triangular(x),
+        &|x| ad::value_and_grad(triangular, (x,)).1.0,
+        &|x| (ad::vjp(triangular, (x,)).1)(1.0).0,
+        &|x, d| ad::jvp(triangular, (x,), (d,)).1,
+    );
+    check(
+        "inclusive",
+        &x,
+        &|x| inclusive(x, 2, 5),
+        &|x| ad::value_and_grad(inclusive, (x, 2, 5)).1.0,
+        &|x| (ad::vjp(inclusive, (x, 2, 5)).1)(1.0).0,
+        &|x, d| ad::jvp(inclusive, (x, 2, 5), (d, ad::NoTangent, ad::NoTangent)).1,
+    );
+    check(
+        "zero_trips",
+        &x,
+        &|x| zero_trips(x, 2),
+        &|x| ad::value_and_grad(zero_trips, (x, 2)).1.0,
+        &|x| (ad::vjp(zero_trips, (x, 2)).1)(1.0).0,
+        &|x, d| ad::jvp(zero_trips, (x, 2), (d, ad::NoTangent)).1,
+    );
+    check(
+        "const_and_expr_starts",
+        &x,
+        &|x| const_and_expr_starts(x, 3),
+        &|x| ad::value_and_grad(const_and_expr_starts, (x, 3)).1.0,
+        &|x| (ad::vjp(const_and_expr_starts, (x, 3)).1)(1.0).0,
+        &|x, d| ad::jvp(const_and_expr_starts, (x, 3), (d, ad::NoTangent)).1,
+    );
+}
+
+/// `.rev()` and `.step_by()` ranges, and a parenthesised range.
+#[differentiable]
+fn rev_and_step(x: &[f64], n: usize) -> f64 {
+    let mut s = 1.0;
+    for i in (0..x.len()).rev() {
+        s = s * x[i] + x[i] * x[i];
+    }
+    for i in (1..x.len()).step_by(2) {
+        s += x[i] * x[i - 1] * s;
+    }
+    for i in (0..x.len() - 1) {
+        s += x[i] * x[i + 1];
+    }
+    for i in (0..=n - 2).rev().step_by(3) {
+        s += x[i].sin() * x[i + 1];
+    }
+    s
+}
+
+#[test]
+fn t_rev_and_step() {
+    let x = [0.7, -1.3, 2.1, 0.4, 1.1, -0.6];
+    check(
+        "rev_and_step",
+        &x,
+        &|x| rev_and_step(x, 6),
+        &|x| ad::value_and_grad(rev_and_step, (x, 6)).1.0,
+        &|x| (ad::vjp(rev_and_step, (x, 6)).1)(1.0).0,
+        &|x, d| ad::jvp(rev_and_step, (x, 6), (d, ad::NoTangent)).1,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Elements of parameters that are written.
+
+/// An array parameter read by index and also written.
+#[differentiable]
+fn array_param_written(mut x: [f64; 3]) -> f64 {
+    let a = x[1] * x[2];
+    let b = x[0];
+    x[1] = a * x[0];
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += x[i] * x[i] * b;
+    }
+    x[0] = s;
+    s * x[0] + a * b
+}
+
+#[test]
+fn t_array_param_written() {
+    let x = [0.7, -1.3, 0.4];
+    let a = |x: &[f64]| [x[0], x[1], x[2]];
+    check(
+        "array_param_written",
+        &x,
+        &|x| array_param_written(a(x)),
+        &|x| {
+            ad::value_and_grad(array_param_written, (a(x),))
+                .1
+                .0
+                .to_vec()
+        },
+        &|x| (ad::vjp(array_param_written, (a(x),)).1)(1.0).0.to_vec(),
+        &|x, d| ad::jvp(array_param_written, (a(x),), (a(d),)).1,
+    );
+}
+
+/// A local bound once from an element of a written array parameter, used after the write.
+#[differentiable]
+fn bound_before_write(mut x: [f64; 3]) -> f64 {
+    let a = x[0];
+    x[0] = x[1] * x[2];
+    let mut s = 0.0;
+    for i in 0..3 {
+        let e = x[i];
+        x[i] = e * a;
+        s += a * e * x[i];
+    }
+    s
+}
+
+#[test]
+fn t_bound_before_write() {
+    let x = [0.7, -1.3, 0.4];
+    let a = |x: &[f64]| [x[0], x[1], x[2]];
+    check(
+        "bound_before_write",
+        &x,
+        &|x| bound_before_write(a(x)),
+        &|x| ad::value_and_grad(bound_before_write, (a(x),)).1.0.to_vec(),
+        &|x| (ad::vjp(bound_before_write, (a(x),)).1)(1.0).0.to_vec(),
+        &|x, d| ad::jvp(bound_before_write, (a(x),), (a(d),)).1,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Early exits around plain loops.
+
+/// `break` and `continue` in an outer loop with plain inner loops.
+#[differentiable]
+fn exits_with_inner_plain(x: &[f64], m: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        if x[i] > 2.0 {
+            break;
+        }
+        if i % 2 == 1 {
+            continue;
+        }
+        for j in 0..m {
+            s += x[i] * x[(i + j) % x.len()] * x[j];
+        }
+        for j in i..x.len() {
+            s += x[j] * s * 0.1;
+        }
+    }
+    s
+}
+
+/// A plain outer loop whose inner loop breaks.
+#[differentiable]
+fn inner_break(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 1..x.len() {
+        for j in i..x.len() {
+            if x[j] < -1.0 {
+                break;
+            }
+            s += x[i] * x[j] * x[i - 1];
+        }
+    }
+    s
+}
+
+/// A `return` inside an inner plain-looking loop, and `loop` with a value.
+#[differentiable]
+fn return_and_loop_value(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        for j in 0..i {
+            s += x[i] * x[j];
+            if s > 50.0 {
+                return s * x[j];
+            }
+        }
+    }
+    let mut k = 0;
+    let t = loop {
+        s += x[k] * x[k];
+        k += 1;
+        if k == 3 {
+            break s * x[0];
+        }
+    };
+    t + s
+}
+
+#[test]
+fn t_exits() {
+    let x = [0.7, -1.3, 1.9, 0.4, 2.5, -0.6];
+    check(
+        "exits_with_inner_plain",
+        &x,
+        &|x| exits_with_inner_plain(x, 3),
+        &|x| ad::value_and_grad(exits_with_inner_plain, (x, 3)).1.0,
+        &|x| (ad::vjp(exits_with_inner_plain, (x, 3)).1)(1.0).0,
+        &|x, d| ad::jvp(exits_with_inner_plain, (x, 3), (d, ad::NoTangent)).1,
+    );
+    check(
+        "inner_break",
+        &x,
+        &|x| inner_break(x),
+        &|x| ad::value_and_grad(inner_break, (x,)).1.0,
+        &|x| (ad::vjp(inner_break, (x,)).1)(1.0).0,
+        &|x, d| ad::jvp(inner_break, (x,), (d,)).1,
+    );
+    check(
+        "return_and_loop_value",
+        &x,
+        &|x| return_and_loop_value(x),
+        &|x| ad::value_and_grad(return_and_loop_value, (x,)).1.0,
+        &|x| (ad::vjp(return_and_loop_value, (x,)).1)(1.0).0,
+        &|x, d| ad::jvp(return_and_loop_value, (x,), (d,)).1,
+    );
+    let y = [3.0, 2.5, 1.9, 4.0, 2.5, 3.6];
+    check(
+        "return_and_loop_value (returns)",
+        &y,
+        &|x| return_and_loop_value(x),
+        &|x| ad::value_and_grad(return_and_loop_value, (x,)).1.0,
+        &|x| (ad::vjp(return_and_loop_value, (x,)).1)(1.0).0,
+        &|x, d| ad::jvp(return_and_loop_value, (x,), (d,)).1,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Element loops, index arithmetic, outputs, calls.
+
+/// `zip` of a parameter slice and a local `Vec`, and `enumerate` feeding an inner start.
+#[differentiable]
+fn zip_param_and_local(x: &[f64]) -> f64 {
+    let mut w = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        w[i] = x[i].sin();
+    }
+    let mut s = 0.0;
+    for (a, b) in x.iter().zip(w.iter()) {
+        s += a * b * a;
+    }
+    for (i, a) in x.iter().enumerate() {
+        for j in i..x.len() {
+            s += a * x[j];
+        }
+    }
+    s
+}
+
+/// Index arithmetic with casts and mirrored indices.
+#[differentiable]
+fn index_casts(x: &[f64], n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 1..n {
+        let k = (i as i64 * 2 - 1) as usize;
+        s += x[k] * x[n - 1 - i] * x[(i * 3) % n];
+        let m = n - i;
+        s += x[m] * x[m];
+    }
+    s
+}
+
+#[test]
+fn t_elements_and_indices() {
+    let x = [0.7, -1.3, 1.9, 0.4, 2.5, -0.6];
+    check(
+        "zip_param_and_local",
+        &x,
+        &|x| zip_param_and_local(x),
+        &|x| ad::value_and_grad(zip_param_and_local, (x,)).1.0,
+        &|x| (ad::vjp(zip_param_and_local, (x,)).1)(1.0).0,
+        &|x, d| ad::jvp(zip_param_and_local, (x,), (d,)).1,
+    );
+    check(
+        "index_casts",
+        &x,
+        &|x| index_casts(x, 3),
+        &|x| ad::value_and_grad(index_casts, (x, 3)).1.0,
+        &|x| (ad::vjp(index_casts, (x, 3)).1)(1.0).0,
+        &|x, d| ad::jvp(index_casts, (x, 3), (d, ad::NoTangent)).1,
+    );
+}
+
+/// A `&mut [f64]` output read back after it is written.
+#[differentiable]
+fn output_read_back(x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..x.len() {
+        y[i] = x[i] * x[i];
+    }
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += y[i] * x[i];
+        y[i] = s * y[i];
+    }
+    s
+}
+
+#[test]
+fn t_output_read_back() {
+    let x = [0.7, -1.3, 1.9, 0.4];
+    let w = [0.3, -0.2, 0.5, 1.0];
+    // The scalar objective s + w . y.
+    let f = |x: &[f64]| {
+        let mut y = vec![0.0; x.len()];
+        let s = output_read_back(x, &mut y);
+        s + y.iter().zip(&w).map(|(a, b)| a * b).sum::<f64>()
+    };
+    let rev = |x: &[f64]| {
+        let mut y = vec![0.0; x.len()];
+        let mut xb = vec![0.0; x.len()];
+        let mut yb = w.to_vec();
+        ad::vjp_into(
+            output_read_back,
+            (x, &mut y[..]),
+            (&mut xb[..], &mut yb[..]),
+            1.0,
+        );
+        xb
+    };
+    let fwd = |x: &[f64], d: &[f64]| {
+        let mut y = vec![0.0; x.len()];
+        let mut dy = vec![0.0; x.len()];
+        let (_, ds) = ad::jvp(output_read_back, (x, &mut y[..]), (d, &mut dy[..]));
+        ds + dy.iter().zip(&w).map(|(a, b)| a * b).sum::<f64>()
+    };
+    check("output_read_back", &x, &f, &rev, &rev, &fwd);
+}
+
+#[differentiable]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..a.len() {
+        s += a[i] * b[i];
+    }
+    s
+}
+
+/// The same slice passed twice to a differentiable callee.
+#[differentiable]
+fn same_slice_twice(x: &[f64]) -> f64 {
+    dot(x, x) * x[0]
+}
+
+#[test]
+fn t_same_slice_twice() {
+    let x = [0.7, -1.3, 1.9, 0.4];
+    check(
+        "same_slice_twice",
+        &x,
+        &|x| same_slice_twice(x),
+        &|x| ad::value_and_grad(same_slice_twice, (x,)).1.0,
+        &|x| (ad::vjp(same_slice_twice, (x,)).1)(1.0).0,
+        &|x, d| ad::jvp(same_slice_twice, (x,), (d,)).1,
+    );
+    // At top level: the two adjoints add up to the gradient of x . x.
+    check(
+        "dot(x, x) at top level",
+        &x,
+        &|x| dot(x, x),
+        &|x| {
+            let (a, b) = ad::value_and_grad(dot, (x, x)).1;
+            a.iter().zip(&b).map(|(p, q)| p + q).collect()
+        },
+        &|x| {
+            let (a, b) = (ad::vjp(dot, (x, x)).1)(1.0);
+            a.iter().zip(&b).map(|(p, q)| p + q).collect()
+        },
+        &|x, d| ad::jvp(dot, (x, x), (d, d)).1,
+    );
+}
+
+#[differentiable]
+fn pair(a: f64, b: f64) -> f64 {
+    a * b.sin() + a * a
+}
+
+#[differentiable]
+fn at(v: &[f64], i: usize) -> f64 {
+    v[i] * v[(i + 1) % v.len()]
+}
+
+/// Calls inside loops with arguments that depend on the loop.
+#[differentiable]
+fn calls_in_loops(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += pair(x[i], x[(i + 2) % x.len()]) * (i as f64);
+        for j in i..x.len() {
+            s += at(x, j) * x[i];
+        }
+    }
+    s
+}
+
+#[test]
+fn t_calls_in_loops() {
+    let x = [0.7, -1.3, 1.9, 0.4];
+    check(
+        "calls_in_loops",
+        &x,
+        &|x| calls_in_loops(x),
+        &|x| ad::value_and_grad(calls_in_loops, (x,)).1.0,
+        &|x| (ad::vjp(calls_in_loops, (x,)).1)(1.0).0,
+        &|x, d| ad::jvp(calls_in_loops, (x,), (d,)).1,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// f32.
+
+#[differentiable]
+fn single(x: &[f32], k: usize) -> f32 {
+    let mut s = 0.0;
+    for i in k..x.len() {
+        s += 2.0 * x[i] * x[i] + 0.5 / x[i];
+        for j in i..x.len() {
+            s += x[i] * x[j] * 0.25;
+        }
+    }
+    s
+}
+
+#[test]
+fn t_single() {
+    let x = [0.7f32, -1.3, 1.9, 0.4];
+    let k = 1;
+    let (_, (g,)) = (
+        ad::value_and_grad(single, (&x[..], k)).0,
+        (ad::value_and_grad(single, (&x[..], k)).1.0,),
+    );
+    let v = (ad::vjp(single, (&x[..], k)).1)(1.0f32).0;
+    for i in 0..x.len() {
+        // the exact gradient, in f64
+        let xi = f64::from(x[i]);
+        let mut want = 0.0;
+        if i >= k {
+            want += 4.0 * xi - 0.5 / (xi * xi);
+        }
+        for a in k..x.len() {
+            for b in a..x.len() {
+                let (xa, xb) = (f64::from(x[a]), f64::from(x[b]));
+                if a == i {
+                    want += 0.25 * xb;
+                }
+                if b == i {
+                    want += 0.25 * xa;
+                }
+            }
+        }
+        let mut e = [0.0f32; 4];
+        e[i] = 1.0;
+        let t = ad::jvp(single, (&x[..], k), (&e[..], ad::NoTangent)).1;
+        for (what, got) in [("grad", g[i]), ("vjp", v[i]), ("jvp", t)] {
+            assert!(
+                close(f64::from(got), want, 1e-5),
+                "single {what} {i}: {got} vs {want}"
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loop variables used as operands.
+
+/// A loop variable cast to a float operand, and `match` on it.
+#[differentiable]
+fn loop_var_operands(x: &[f64], c: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i] * (i as f64) * c;
+        s += match i % 3 {
+            0 => x[i] * c,
+            1 => x[i] * x[i],
+            _ => c * c * x[0],
+        };
+    }
+    s
+}
+
+#[test]
+fn t_loop_var_operands() {
+    let x = [0.7, -1.3, 1.9, 0.4, 0.9];
+    let f = |z: &[f64]| loop_var_operands(&z[..5], z[5]);
+    let z = [0.7, -1.3, 1.9, 0.4, 0.9, 1.7];
+    check(
+        "loop_var_operands",
+        &z,
+        &f,
+        &|z| {
+            let (a, b) = ad::value_and_grad(loop_var_operands, (&z[..5], z[5])).1;
+            let mut v = a;
+            v.push(b);
+            v
+        },
+        &|z| {
+            let (a, b) = (ad::vjp(loop_var_operands, (&z[..5], z[5])).1)(1.0);
+            let mut v = a;
+            v.push(b);
+            v
+        },
+        &|z, d| ad::jvp(loop_var_operands, (&z[..5], z[5]), (&d[..5], d[5])).1,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names resolved by spelling rather than by binding.
+
+/// A parameter `k`, shadowed by the variable of an outer loop that is not replayed (`.rev()`),
+/// used as an inner start.
+#[differentiable]
+fn param_name_shadowed_by_unreplayed_loop(x: &[f64], k: usize) -> f64 {
+    let mut s = 0.0;
+    for k in (0..2).rev() {
+        for j in k..x.len() {
+            s += x[j] * x[j] * x[k];
+        }
+    }
+    s
+}
+
+#[test]
+fn t_param_name_shadowed_by_unreplayed_loop() {
+    // With k = 3 instead of 0 the reverse sweep indexes out of bounds (index 6 of 4).
+    let x = [0.7, -1.3, 2.1, 0.4];
+    check(
+        "param_name_shadowed_by_unreplayed_loop",
+        &x,
+        &|x| param_name_shadowed_by_unreplayed_loop(x, 0),
+        &|x| {
+            ad::value_and_grad(param_name_shadowed_by_unreplayed_loop, (x, 0))
+                .1
+                .0
+        },
+        &|x| (ad::vjp(param_name_shadowed_by_unreplayed_loop, (x, 0)).1)(1.0).0,
+        &|x, d| {
+            ad::jvp(
+                param_name_shadowed_by_unreplayed_loop,
+                (x, 0),
+                (d, ad::NoTangent),
+            )
+            .1
+        },
+    );
+}
+
+/// A `while` loop around a replayed loop, and `enumerate` whose index starts an inner loop.
+#[differentiable]
+fn while_and_enumerate(x: &[f64], m: usize) -> f64 {
+    let mut s = 0.0;
+    let mut t = 0;
+    while t < 2 {
+        for i in m..x.len() {
+            s += x[i] * x[i - m] * (t as f64 + 1.0);
+        }
+        t += 1;
+    }
+    for (i, a) in x.iter().enumerate() {
+        for j in i..x.len() {
+            s += a * x[j] * a;
+        }
+    }
+    s
+}
+
+#[test]
+fn t_while_and_enumerate() {
+    let x = [0.7, -1.3, 2.1, 0.4];
+    check(
+        "while_and_enumerate",
+        &x,
+        &|x| while_and_enumerate(x, 1),
+        &|x| ad::value_and_grad(while_and_enumerate, (x, 1)).1.0,
+        &|x| (ad::vjp(while_and_enumerate, (x, 1)).1)(1.0).0,
+        &|x, d| ad::jvp(while_and_enumerate, (x, 1), (d, ad::NoTangent)).1,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loop counters of other integer types than `usize`, and inclusive ranges over a length.
+
+mod other_counters {
+    use ad::differentiable;
+
+    /// An `i32` loop variable, which the reverse sweep counts down in its own type.
+    #[differentiable]
+    fn powi_loop_var(x: f64, n: i32) -> f64 {
+        let mut s = 0.0;
+        for i in 0..n {
+            s += x.powi(i);
+        }
+        s
+    }
+
+    /// An `i32` start.
+    #[differentiable]
+    fn i32_start(x: f64, a: i32, b: i32) -> f64 {
+        let mut s = 0.0;
+        for i in a..b {
+            s += x * x * f64::from(i);
+        }
+        s
+    }
+
+    /// `..=` over a slice's length: the `=` of `..=` is not an assignment.
+    #[differentiable]
+    fn inclusive_len(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..=x.len() - 1 {
+            s += x[i] * x[i];
+        }
+        s
+    }
+
+    #[test]
+    fn they_compile_and_are_right() {
+        let g = ad::grad(powi_loop_var, (1.5, 4)).0;
+        assert!((g - (1.0 + 2.0 * 1.5 + 3.0 * 1.5 * 1.5)).abs() < 1e-12);
+        let g = ad::grad(i32_start, (1.5, -2, 3)).0;
+        assert!((g - 2.0 * 1.5 * 0.0).abs() < 1e-12);
+        assert_eq!(
+            ad::grad(inclusive_len, (&[1.0, 2.0][..],)).0,
+            vec![2.0, 4.0]
+        );
+    }
+}
