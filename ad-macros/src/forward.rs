@@ -327,12 +327,22 @@ impl<'a> Forward<'a> {
                 let slices = crate::lower::slice_reads(self.func);
                 let mut pargs = pargs;
                 for (k, a) in args.iter().enumerate() {
-                    if let Some((_, true)) = slices.get(&a.0) {
+                    if let Some((var, true)) = slices.get(&a.0) {
                         let (p, t) = (&pargs[k], &targs[k]);
-                        (pargs[k], targs[k]) = (
-                            quote!(#krate::__private::lend(&mut *#p)),
-                            quote!(#krate::__private::lend(&mut *#t)),
-                        );
+                        // Passed twice, it can only be read: lent as `&[T]` each time.
+                        let twice = args
+                            .iter()
+                            .filter(|b| slices.get(&b.0).is_some_and(|(v, _)| v == var))
+                            .count()
+                            > 1;
+                        (pargs[k], targs[k]) = if twice {
+                            (quote!(&*#p), quote!(&*#t))
+                        } else {
+                            (
+                                quote!(#krate::__private::lend(&mut *#p)),
+                                quote!(#krate::__private::lend(&mut *#t)),
+                            )
+                        };
                     }
                 }
                 self.callees.push(CalleeSite {

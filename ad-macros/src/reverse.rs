@@ -548,6 +548,29 @@ impl<'a> Reverse<'a> {
         self.act.value(v)
     }
 
+    /// Whether the output slice `var` is passed more than once to one call: it is then lent as
+    /// `&[T]`, each time.
+    fn lent_twice(&self, args: &[Value], var: Var) -> bool {
+        args.iter()
+            .filter(|a| self.slice_reads.get(&a.0).is_some_and(|(v, _)| *v == var))
+            .count()
+            > 1
+    }
+
+    /// The output slices passed to a call, each once, in order: the reverse sweep passes copies
+    /// of them as they were at the call.
+    fn copied_outputs(&self, args: &[Value]) -> Vec<Var> {
+        let mut out: Vec<Var> = Vec::new();
+        for a in args {
+            if let Some((var, true)) = self.slice_reads.get(&a.0)
+                && !out.contains(var)
+            {
+                out.push(*var);
+            }
+        }
+        out
+    }
+
     /// Whether a variable is a slice parameter, whose adjoint is its buffer.
     fn is_slice(&self, var: Var) -> bool {
         self.func.vars[var.0 as usize]
@@ -1173,22 +1196,30 @@ impl<'a> Reverse<'a> {
                     return Self::def(*out, call);
                 }
                 let v = v_ident(*out);
-                // Slice parameters are lent to the callee (an output as `&mut *y`), and the
-                // reverse sweep passes them again with their buffers; the other arguments are
-                // kept before the call takes them.
+                // Slice parameters are lent to the callee (an output as `&mut *y`, or as `&*y`
+                // when passed twice), and the reverse sweep passes them again with their
+                // buffers; an output goes again as the copy taken here, since the function may
+                // write it after the call. The other arguments are kept before the call takes
+                // them, after the copies.
+                let copied = self.copied_outputs(args);
+                let mut kept_args: Vec<TokenStream> = copied
+                    .iter()
+                    .map(|var| {
+                        let ident = &self.func.vars[var.0 as usize].ident;
+                        quote!(#ident.to_vec())
+                    })
+                    .collect();
                 let mut call_args = Vec::new();
-                let mut kept_args = Vec::new();
                 for (a, p) in args.iter().zip(&pargs) {
-                    match self.slice_reads.get(&a.0) {
-                        Some((_, true)) => {
-                            call_args.push(quote!(#krate::__private::lend(&mut *#p)));
-                        }
-                        Some((_, false)) => call_args.push(p.clone()),
+                    call_args.push(match self.slice_reads.get(&a.0) {
+                        Some((var, true)) if self.lent_twice(args, *var) => quote!(&*#p),
+                        Some((_, true)) => quote!(#krate::__private::lend(&mut *#p)),
+                        Some((_, false)) => p.clone(),
                         None => {
-                            call_args.push(p.clone());
                             kept_args.push(quote!(::core::clone::Clone::clone(&#p)));
+                            p.clone()
                         }
-                    }
+                    });
                 }
                 let call = crate::expand::call_site(
                     &krate,
@@ -1694,22 +1725,31 @@ impl<'a> Reverse<'a> {
                     body.extend(self.acc(*a, quote!(#bars.#idx)));
                 }
                 let backward = if args.iter().any(|a| self.slice_reads.contains_key(&a.0)) {
-                    // The arguments again, the slices with their adjoint buffers; a slice passed
-                    // twice gets a second buffer, added to its own after the call.
-                    let (mut call_args, mut buffers, mut k) = (Vec::new(), Vec::new(), 0usize);
+                    // The arguments again, the slices with their adjoint buffers (an output as
+                    // the copy taken at the call); a slice passed twice gets a second buffer,
+                    // added to its own after the call.
+                    let copied = self.copied_outputs(args);
+                    let (mut call_args, mut buffers) = (Vec::new(), Vec::new());
                     let (mut seen, mut extra, mut merge) = (Vec::new(), Vec::new(), Vec::new());
+                    for (c, var) in copied.iter().enumerate() {
+                        let idx = syn::Index::from(c);
+                        let copy = hyg(&format!("__copy{}", var.0));
+                        extra.push(quote!(let mut #copy = #r.0.#idx;));
+                    }
+                    let mut k = copied.len();
                     for a in args {
                         match self.slice_reads.get(&a.0) {
                             Some((var, mutable)) => {
                                 let ident = &self.func.vars[var.0 as usize].ident;
-                                call_args.push(if *mutable {
-                                    quote!(#krate::__private::lend(&mut *#ident))
-                                } else {
-                                    quote!(#ident)
+                                let copy = hyg(&format!("__copy{}", var.0));
+                                call_args.push(match mutable {
+                                    true if self.lent_twice(args, *var) => quote!(&#copy[..]),
+                                    true => quote!(#krate::__private::lend(&mut #copy[..])),
+                                    false => quote!(#ident),
                                 });
                                 let bar = bar_ident(*var);
                                 if seen.contains(var) {
-                                    let tmp = hyg(&format!("__again{}", extra.len()));
+                                    let tmp = hyg(&format!("__again{}", merge.len()));
                                     extra.push(quote!(let mut #tmp = #krate::__private::zeros_like(&*#bar);));
                                     merge.push(
                                         quote!(#krate::__private::add_into(&mut *#bar, &#tmp);),

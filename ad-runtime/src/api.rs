@@ -427,8 +427,9 @@ where
 /// outputs: runs `f` at `args` (writing its outputs), then adds the adjoints of the arguments to
 /// `bars`. Each slice argument comes with a buffer of its length (`()` for a value argument): a
 /// `&[T]` input's buffer receives its adjoint (`+=`); a `&mut [T]` output's buffer holds the
-/// adjoint of what `f` writes there, and is consumed (left at zero). `adjoint` is the adjoint of
-/// the returned value. Returns the value and the value arguments' adjoints.
+/// adjoint of what `f` writes there, and is consumed: on return it holds the adjoint of what
+/// the buffer held on entry, zero when `f` writes each element before reading it. `adjoint` is
+/// the adjoint of the returned value. Returns the value and the value arguments' adjoints.
 ///
 /// ```
 /// /// y = A x for a 2 x 2 matrix, written into `y`.

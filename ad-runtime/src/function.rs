@@ -665,6 +665,7 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
             ptr_type: TypeId::of::<Self::Ptr>(),
             name: core::any::type_name::<Self>(),
             address,
+            buffers: Self::BUFFERS,
         }
     }
 

@@ -121,6 +121,8 @@ pub struct FnInfo {
     pub name: &'static str,
     /// The function's address, for the function-pointer fallback.
     pub address: usize,
+    /// Whether an argument is a slice: a rule of the other mode is then not converted.
+    pub buffers: bool,
 }
 
 /// One rule in the link-time registry.
@@ -413,10 +415,31 @@ pub(crate) fn resolve<'a>(
     })
 }
 
+/// A resolution that a function with slice arguments cannot use: a rule of the other mode.
+fn unconvertible(
+    resolution: &Resolution<'_>,
+    buffers: bool,
+    function: &dyn Fn() -> String,
+    mode: Mode,
+    caller: &str,
+    location: Location,
+) -> Result<(), Error> {
+    if buffers && matches!(resolution, Resolution::Converted(_)) {
+        return Err(Error::NotConvertible {
+            function: function(),
+            mode,
+            caller: caller.to_owned(),
+            location,
+        });
+    }
+    Ok(())
+}
+
 /// Checks, without running anything, that `key` and every callee of every generated derivative
 /// reachable from it resolve in `mode`.
 pub(crate) fn check(
     key: Key,
+    buffers: bool,
     mode: Mode,
     name: &dyn Fn() -> String,
     caller: &str,
@@ -424,12 +447,20 @@ pub(crate) fn check(
 ) -> Result<(), Error> {
     let runtime = runtime_rules();
     let mut seen = Vec::new();
-    check_rec(&runtime, key, mode, name, caller, location, &mut seen)
+    check_rec(
+        &runtime,
+        (key, buffers),
+        mode,
+        name,
+        caller,
+        location,
+        &mut seen,
+    )
 }
 
 fn check_rec(
     runtime: &[RuntimeRule],
-    key: Key,
+    (key, buffers): (Key, bool),
     mode: Mode,
     name: &dyn Fn() -> String,
     caller: &str,
@@ -440,7 +471,9 @@ fn check_rec(
         return Ok(());
     }
     seen.push(key);
-    if let Resolution::Static(loaded) = resolve(runtime, key, mode, name, caller, location)?
+    let resolution = resolve(runtime, key, mode, name, caller, location)?;
+    unconvertible(&resolution, buffers, name, mode, caller, location)?;
+    if let Resolution::Static(loaded) = resolution
         && loaded.entry.origin == Origin::Generated
     {
         let caller = loaded.function.name;
@@ -448,7 +481,7 @@ fn check_rec(
             let (key, info) = callee_key(callee)?;
             check_rec(
                 runtime,
-                key,
+                (key, info.buffers),
                 mode,
                 &|| info.name.to_owned(),
                 caller,
@@ -514,15 +547,23 @@ pub(crate) fn check_all() -> Vec<Error> {
         let mode = loaded.entry.mode;
         for callee in loaded.entry.callees {
             let result = callee_key(callee).and_then(|(key, info)| {
-                resolve(
+                let name = || info.name.to_owned();
+                let resolution = resolve(
                     &runtime,
                     key,
                     mode,
-                    &|| info.name.to_owned(),
+                    &name,
+                    loaded.function.name,
+                    callee.location,
+                )?;
+                unconvertible(
+                    &resolution,
+                    info.buffers,
+                    &name,
+                    mode,
                     loaded.function.name,
                     callee.location,
                 )
-                .map(|_| ())
             });
             match result {
                 // Reported once above, for the function.
@@ -746,6 +787,7 @@ pub(crate) fn check_function<F: Function<A>, A>(
     let key = key_of(f, location)?;
     check(
         key,
+        F::BUFFERS,
         mode,
         &|| core::any::type_name::<F>().to_owned(),
         caller,
