@@ -4,10 +4,12 @@
 /// Differentiates a function at compile time.
 ///
 /// `#[differentiable]` keeps the function as it is and emits beside it its forward-mode
-/// derivative (JVP) as plain Rust, registered in the rule registry so that [`jvp`] and the
-/// derivatives of other functions find it. Float parameters (`f64`, `f32`) carry derivatives;
-/// integer and `bool` parameters do not. Calls to other functions go through the registry, so a
-/// callee's custom rule is honoured whenever and wherever it is defined.
+/// derivative (JVP) and its reverse-mode derivative (a forward and a reverse sweep over a tape)
+/// as plain Rust, registered in the rule registry so that [`jvp`], [`grad`], [`vjp`] and the
+/// derivatives of other functions find them. Float parameters (`f64`, `f32`), and arrays,
+/// `Vec`s and slices of them, carry derivatives; integer and `bool` parameters do not; a
+/// `&mut [T]` parameter is an output written in place. Calls to other functions go through the
+/// registry, so a callee's custom rule is honoured whenever and wherever it is defined.
 ///
 /// ```
 /// #[ad::differentiable]
