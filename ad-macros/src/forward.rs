@@ -6,7 +6,7 @@
 //! temporaries use mixed-site hygiene, so they can never collide with the user's names.
 
 use crate::activity::Activity;
-use crate::ir::{Arith, Block, Func, Inst, Value, Var};
+use crate::ir::{Arith, Block, Func, Inst, Value, Var, array_tokens, repeat_tokens};
 use crate::prims::Shape;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -25,6 +25,10 @@ pub struct Forward<'a> {
     krate: &'a TokenStream,
     caller: TokenStream,
     pub callees: Vec<CalleeSite>,
+    /// Slice parameters passed on whole to calls.
+    slices: std::collections::HashMap<u32, (Var, bool)>,
+    /// The literals, by value, for calls written again as the user wrote them.
+    literals: std::collections::HashMap<u32, TokenStream>,
 }
 
 fn hyg(name: String) -> Ident {
@@ -40,6 +44,8 @@ impl<'a> Forward<'a> {
             krate,
             caller: quote!(::core::concat!(::core::module_path!(), "::", #name)),
             callees: Vec::new(),
+            slices: crate::lower::slice_reads(func),
+            literals: crate::lower::literals(func),
         }
     }
 
@@ -316,15 +322,16 @@ impl<'a> Forward<'a> {
             } => {
                 let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
                 if !self.active(*out) {
-                    let call = crate::lower::plain_call(self.func, callee, parens, args, &|a| {
-                        self.p(a, al)
-                    });
+                    let call =
+                        crate::lower::plain_call(&self.literals, callee, parens, args, &|a| {
+                            self.p(a, al)
+                        });
                     return self.def(*out, call, None);
                 }
                 let mut targs: Vec<TokenStream> =
                     args.iter().map(|a| self.t_or_zero(*a, al)).collect();
                 // A `&mut [T]` output passed on is lent to the callee, with its tangents.
-                let slices = crate::lower::slice_reads(self.func);
+                let slices = &self.slices;
                 let mut pargs = pargs;
                 for (k, a) in args.iter().enumerate() {
                     if let Some((var, true)) = slices.get(&a.0) {
@@ -489,32 +496,17 @@ impl<'a> Forward<'a> {
             Inst::Array { out, elems, vec } => {
                 let ps: Vec<TokenStream> = elems.iter().map(|e| self.p(*e, al)).collect();
                 let ts: Vec<TokenStream> = elems.iter().map(|e| self.t_or_zero(*e, al)).collect();
-                if *vec {
-                    self.def(
-                        *out,
-                        quote!(::std::vec![#(#ps),*]),
-                        Some(quote!(::std::vec![#(#ts),*])),
-                    )
-                } else {
-                    self.def(*out, quote!([#(#ps),*]), Some(quote!([#(#ts),*])))
-                }
+                let (p, t) = (array_tokens(&ps, *vec), array_tokens(&ts, *vec));
+                self.def(*out, p, Some(t))
             }
             Inst::Repeat { out, elem, len } => {
-                let pe = self.p(*elem, al);
-                let te = self.t_or_zero(*elem, al);
-                match len {
-                    crate::ir::Len::Const(n) => {
-                        self.def(*out, quote!([#pe; #n]), Some(quote!([#te; #n])))
-                    }
-                    crate::ir::Len::Vec(n) => {
-                        let n = self.p(*n, al);
-                        self.def(
-                            *out,
-                            quote!(::std::vec![#pe; #n]),
-                            Some(quote!(::std::vec![#te; #n])),
-                        )
-                    }
-                }
+                let (pe, te) = (self.p(*elem, al), self.t_or_zero(*elem, al));
+                let n = match len {
+                    crate::ir::Len::Vec(n) => self.p(*n, al),
+                    crate::ir::Len::Const(_) => TokenStream::new(),
+                };
+                let (p, t) = (repeat_tokens(&pe, len, &n), repeat_tokens(&te, len, &n));
+                self.def(*out, p, Some(t))
             }
             Inst::Sum {
                 out,

@@ -201,6 +201,24 @@ pub enum Len {
     Vec(Value),
 }
 
+/// `[a, b]` or `vec![a, b]` of the given elements, for the primal and its tangent alike.
+pub fn array_tokens(elems: &[TokenStream], vec: bool) -> TokenStream {
+    if vec {
+        quote::quote!(::std::vec![#(#elems),*])
+    } else {
+        quote::quote!([#(#elems),*])
+    }
+}
+
+/// `[elem; n]` or `vec![elem; n]`, `n` written as `len` gives it (`n` the tokens of a `Vec`'s
+/// length value).
+pub fn repeat_tokens(elem: &TokenStream, len: &Len, n: &TokenStream) -> TokenStream {
+    match len {
+        Len::Const(k) => quote::quote!([#elem; #k]),
+        Len::Vec(_) => quote::quote!(::std::vec![#elem; #n]),
+    }
+}
+
 pub enum LoopHead {
     /// `for pat in iter`: `iter` is evaluated once, before the loop, and yields integers.
     For {
@@ -241,6 +259,38 @@ pub struct Block {
     pub insts: Vec<Inst>,
     /// The value of the block's tail expression; `None` if it has none or diverges.
     pub result: Option<Value>,
+}
+
+impl Block {
+    /// Every instruction of the block, nested blocks included, in evaluation order.
+    pub fn all_insts(&self) -> Vec<&Inst> {
+        fn walk<'b>(b: &'b Block, out: &mut Vec<&'b Inst>) {
+            for inst in &b.insts {
+                out.push(inst);
+                match inst {
+                    Inst::Block { block, .. } => walk(block, out),
+                    Inst::If {
+                        then_block,
+                        else_block,
+                        ..
+                    } => {
+                        walk(then_block, out);
+                        walk(else_block, out);
+                    }
+                    Inst::Loop { head, body } => {
+                        if let LoopHead::While { cond_block, .. } = head {
+                            walk(cond_block, out);
+                        }
+                        walk(body, out);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut out);
+        out
+    }
 }
 
 pub struct Param {

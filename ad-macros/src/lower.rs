@@ -83,14 +83,12 @@ pub fn slice_of(ty: &Type) -> Option<(bool, &Type)> {
 /// for the rest), so that a mistake in the call is the same error as in the user's function,
 /// which rustc reports once.
 pub fn plain_call(
-    func: &crate::ir::Func,
+    literals: &HashMap<u32, TokenStream>,
     callee: &TokenStream,
     parens: &proc_macro2::extra::DelimSpan,
     args: &[Value],
     written: &dyn Fn(Value) -> TokenStream,
 ) -> TokenStream {
-    let mut literals = HashMap::new();
-    collect_literals(&func.body, &mut literals);
     let mut inner = TokenStream::new();
     for (k, a) in args.iter().enumerate() {
         if k > 0 {
@@ -105,68 +103,32 @@ pub fn plain_call(
     out
 }
 
-fn collect_literals(b: &Block, out: &mut HashMap<u32, TokenStream>) {
-    for inst in &b.insts {
-        match inst {
-            Inst::Const { out: v, tokens } => {
-                out.insert(v.0, tokens.clone());
-            }
-            Inst::Block { block, .. } => collect_literals(block, out),
-            Inst::If {
-                then_block,
-                else_block,
-                ..
-            } => {
-                collect_literals(then_block, out);
-                collect_literals(else_block, out);
-            }
-            Inst::Loop { head, body } => {
-                if let crate::ir::LoopHead::While { cond_block, .. } = head {
-                    collect_literals(cond_block, out);
-                }
-                collect_literals(body, out);
-            }
-            _ => {}
-        }
-    }
+/// The literals and constants of a function, by value.
+pub fn literals(func: &crate::ir::Func) -> HashMap<u32, TokenStream> {
+    func.body
+        .all_insts()
+        .into_iter()
+        .filter_map(|inst| match inst {
+            Inst::Const { out, tokens } => Some((out.0, tokens.clone())),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The reads of slice parameters (passed on whole to calls): value, variable, whether `&mut`.
 pub fn slice_reads(func: &crate::ir::Func) -> HashMap<u32, (Var, bool)> {
-    fn walk(func: &crate::ir::Func, b: &Block, out: &mut HashMap<u32, (Var, bool)>) {
-        for inst in &b.insts {
-            match inst {
-                Inst::Read { out: v, var, .. } => {
-                    if let Some((m, _)) = func.vars[var.0 as usize]
-                        .ty
-                        .as_ref()
-                        .and_then(|t| slice_of(t))
-                    {
-                        out.insert(v.0, (*var, m));
-                    }
-                }
-                Inst::Block { block, .. } => walk(func, block, out),
-                Inst::If {
-                    then_block,
-                    else_block,
-                    ..
-                } => {
-                    walk(func, then_block, out);
-                    walk(func, else_block, out);
-                }
-                Inst::Loop { head, body } => {
-                    if let crate::ir::LoopHead::While { cond_block, .. } = head {
-                        walk(func, cond_block, out);
-                    }
-                    walk(func, body, out);
-                }
-                _ => {}
-            }
-        }
-    }
-    let mut out = HashMap::new();
-    walk(func, &func.body, &mut out);
-    out
+    func.body
+        .all_insts()
+        .into_iter()
+        .filter_map(|inst| match inst {
+            Inst::Read { out, var, .. } => func.vars[var.0 as usize]
+                .ty
+                .as_ref()
+                .and_then(|t| slice_of(t))
+                .map(|(m, _)| (out.0, (*var, m))),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Types a parameter or result of a differentiable function may have in this version.

@@ -101,6 +101,8 @@ pub struct Reverse<'a> {
     replayed: HashMap<*const Inst, (Ident, TokenStream)>,
     /// Slice parameters passed on whole to calls: their adjoints go to their buffers.
     slice_reads: HashMap<u32, (Var, bool)>,
+    /// The literals, by value, for calls written again as the user wrote them.
+    literals: HashMap<u32, TokenStream>,
 }
 
 /// Where the reverse sweep finds an operand of a record.
@@ -135,6 +137,7 @@ impl<'a> Reverse<'a> {
             layouts: HashMap::new(),
             replayed: HashMap::new(),
             slice_reads: crate::lower::slice_reads(func),
+            literals: crate::lower::literals(func),
         };
         r.scan(&func.body);
         // Which adjoints receive something is a backward flow from the result and the returns:
@@ -163,8 +166,7 @@ impl<'a> Reverse<'a> {
     fn plan_layouts(&mut self) {
         let mut defs: HashMap<u32, Src> = HashMap::new();
         let mut assigned: HashSet<u32> = HashSet::new();
-        let mut insts: Vec<&Inst> = Vec::new();
-        collect_insts(&self.func.body, &mut insts);
+        let insts = self.func.body.all_insts();
         for inst in &insts {
             match inst {
                 Inst::Assign { var, .. } | Inst::IndexAssign { var, .. } => {
@@ -1190,9 +1192,10 @@ impl<'a> Reverse<'a> {
             } => {
                 let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
                 if !self.active(*out) {
-                    let call = crate::lower::plain_call(self.func, callee, parens, args, &|a| {
-                        self.p(a, al)
-                    });
+                    let call =
+                        crate::lower::plain_call(&self.literals, callee, parens, args, &|a| {
+                            self.p(a, al)
+                        });
                     return Self::def(*out, call);
                 }
                 let v = v_ident(*out);
@@ -1377,21 +1380,15 @@ impl<'a> Reverse<'a> {
             }
             Inst::Array { out, elems, vec } => {
                 let ps: Vec<TokenStream> = elems.iter().map(|e| self.p(*e, al)).collect();
-                if *vec {
-                    Self::def(*out, quote!(::std::vec![#(#ps),*]))
-                } else {
-                    Self::def(*out, quote!([#(#ps),*]))
-                }
+                Self::def(*out, crate::ir::array_tokens(&ps, *vec))
             }
             Inst::Repeat { out, elem, len } => {
                 let pe = self.p(*elem, al);
-                match len {
-                    crate::ir::Len::Const(n) => Self::def(*out, quote!([#pe; #n])),
-                    crate::ir::Len::Vec(n) => {
-                        let n = self.p(*n, al);
-                        Self::def(*out, quote!(::std::vec![#pe; #n]))
-                    }
-                }
+                let n = match len {
+                    crate::ir::Len::Vec(n) => self.p(*n, al),
+                    crate::ir::Len::Const(_) => TokenStream::new(),
+                };
+                Self::def(*out, crate::ir::repeat_tokens(&pe, len, &n))
             }
             Inst::Sum {
                 out,
@@ -2107,31 +2104,6 @@ fn loop_mode(body: &Block) -> LoopMode {
 /// Values written in place rather than through a temporary, per scope.
 #[derive(Clone, Default)]
 struct Aliases(HashMap<u32, TokenStream>);
-
-/// Every instruction of a block, nested blocks included.
-fn collect_insts<'b>(b: &'b Block, out: &mut Vec<&'b Inst>) {
-    for inst in &b.insts {
-        out.push(inst);
-        match inst {
-            Inst::Block { block, .. } => collect_insts(block, out),
-            Inst::If {
-                then_block,
-                else_block,
-                ..
-            } => {
-                collect_insts(then_block, out);
-                collect_insts(else_block, out);
-            }
-            Inst::Loop { head, body } => {
-                if let crate::ir::LoopHead::While { cond_block, .. } = head {
-                    collect_insts(cond_block, out);
-                }
-                collect_insts(body, out);
-            }
-            _ => {}
-        }
-    }
-}
 
 /// The tokens of an integer value the reverse sweep can compute again.
 fn raw(defs: &HashMap<u32, Src>, v: Value) -> Option<TokenStream> {
