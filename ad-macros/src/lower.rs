@@ -1377,7 +1377,7 @@ impl Lower {
                     other => {
                         self.errors.push(err(
                             other,
-                            "#[differentiable] supports a name, `&name` or `_` for an element here",
+                            "#[differentiable] supports a name, `&name` or `_` for an element here; bind the element to a name and take it apart in the body: `for t in v.iter() { let (a, b) = *t; .. }`",
                         ));
                         return;
                     }
