@@ -246,6 +246,12 @@ where
         .get(index)
         .and_then(|r| r.downcast_ref::<ReverseImpl<F::Sig>>())
         .expect(OUT_OF_STEP);
+    // A function with slices gets adjoints through its buffers as well as through its value:
+    // its rule runs even when the value has none.
+    let adjoint = match adjoint {
+        None if F::BUFFERS => Some(crate::Differentiable::zero_tangent(&value)),
+        other => other,
+    };
     match (rule, adjoint) {
         (ReverseImpl::Generated(r), adjoint) => {
             // With no adjoint: the reverse sweep without a seed, which only pops.
