@@ -51,10 +51,26 @@ impl<T: Differentiable + Clone + 'static> Arg for T {
     const BUFFER: bool = false;
 }
 
-/// The kind of a `&[E]` argument.
+/// The kind of a `&[E]` argument: its tangent in a forward rule is a `&[Tan<E>]`, and in a
+/// reverse rule it comes as a [`Dup`].
+///
+/// ```
+/// use ad::{Arg, Param, Slice};
+/// fn kind_of<P: Param<Marker = Slice<f64>>>(_: P) {}
+/// kind_of(&[1.0, 2.0][..]);
+/// let tangent: <Slice<f64> as Arg>::Shadow<'_> = &[0.5, 0.0];
+/// # let _ = tangent;
+/// ```
 pub struct Slice<E>(PhantomData<fn() -> E>);
 
-/// The kind of a `&mut [E]` argument: an output written in place.
+/// The kind of a `&mut [E]` argument, an output written in place: its tangent in a forward
+/// rule is a `&mut [Tan<E>]` the rule writes, and in a reverse rule it comes as a [`DupMut`].
+///
+/// ```
+/// use ad::{Param, SliceMut};
+/// fn kind_of<P: Param<Marker = SliceMut<f64>>>(_: P) {}
+/// kind_of(&mut [0.0; 2][..]);
+/// ```
 pub struct SliceMut<E>(PhantomData<fn() -> E>);
 
 impl<E: Differentiable + 'static> Arg for Slice<E> {
@@ -100,6 +116,40 @@ pub struct Dup<'a, E: Differentiable> {
 
 /// A `&mut [E]` argument of a reverse rule: the buffer the function writes, and the adjoint of
 /// what it wrote, which the rule consumes (reads, then sets to zero) and passes on to the inputs.
+/// Such a rule serves the derivatives that call the function; the entry points cannot run it
+/// on the function itself, which would need the `&mut` argument twice (once to compute the
+/// value, once for the rule).
+///
+/// ```
+/// /// y = 2 x, written into `y`.
+/// fn double(x: &[f64], y: &mut [f64]) {
+///     for i in 0..x.len() {
+///         y[i] = 2.0 * x[i];
+///     }
+/// }
+///
+/// let guard = ad::rules::register_reverse(
+///     double,
+///     |x: ad::Dup<f64>, y: ad::DupMut<f64>, _: (), _: ad::NoTangent| {
+///         for i in 0..x.value.len() {
+///             x.adjoint[i] += 2.0 * y.adjoint[i];
+///             y.adjoint[i] = 0.0;
+///         }
+///         (ad::NoTangent, ad::NoTangent)
+///     },
+/// );
+/// // A derivative that calls `double` uses the rule.
+/// #[ad::differentiable]
+/// fn twice_double(x: &[f64], y: &mut [f64]) {
+///     double(x, y);
+/// }
+/// let (x, mut y) = ([1.0, 2.0], [0.0; 2]);
+/// let (mut x_bar, mut y_bar) = ([0.0; 2], [1.0, 3.0]);
+/// let (xs, ys) = (&x[..], &mut y[..]);
+/// ad::vjp_into(twice_double, (xs, ys), (&mut x_bar[..], &mut y_bar[..]), ad::NoTangent);
+/// assert_eq!((y, x_bar, y_bar), ([2.0, 4.0], [2.0, 6.0], [0.0, 0.0]));
+/// drop(guard);
+/// ```
 pub struct DupMut<'a, E: Differentiable> {
     /// The argument, as the function left it.
     pub value: &'a mut [E],
