@@ -70,6 +70,8 @@ where
     F: Function<A>,
     T: Send + Sync + 'static,
 {
+    // A library loaded since the last entry point may have brought rules.
+    registry::refresh();
     let id = TypeId::of::<F>();
     if id == TypeId::of::<F::Ptr>() {
         return resolve().map(|(_, rule)| Arc::new(rule));

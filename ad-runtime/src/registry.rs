@@ -12,8 +12,9 @@ use crate::function::{Function, Signature};
 use crate::tape::Tape;
 use core::any::{Any, TypeId};
 use core::fmt;
+use core::ptr;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard};
 
 /// Forward (tangent, JVP) or reverse (adjoint, VJP) mode.
@@ -249,29 +250,128 @@ pub(crate) fn runtime_rules() -> RwLockReadGuard<'static, Vec<RuntimeRule>> {
     RUNTIME.read().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The static rules, loaded and indexed. Built at the first resolution and built again when the
+/// backend's list grows, which only a library loaded at run time makes happen (the inventory
+/// backend runs its constructors at load).
 struct StaticIndex {
     by_key: HashMap<TypeId, Vec<&'static Loaded>>,
     by_address: HashMap<usize, Vec<&'static Loaded>>,
+    /// Every entry loaded, by its address, so that a rebuild loads only the new ones.
+    loaded: HashMap<usize, &'static Loaded>,
+    /// What [`list_head`] read when the index was built.
+    head: usize,
 }
 
+/// The current index: a leaked `StaticIndex`, never freed (a resolution may be reading an older
+/// one), or null before the first resolution.
+static INDEX: AtomicPtr<StaticIndex> = AtomicPtr::new(ptr::null_mut());
+
+/// The address of the first entry of the backend's list. inventory prepends each entry it
+/// collects, so a library loaded at run time changes it; a link section never changes.
+#[inline(always)]
+fn list_head() -> usize {
+    #[cfg(not(feature = "inventory"))]
+    return 0;
+    #[cfg(feature = "inventory")]
+    return entries()
+        .next()
+        .map_or(0, |entry| ptr::from_ref(entry) as usize);
+}
+
+/// The index of every static rule, built again first if the backend collected entries since.
+#[inline]
 fn static_index() -> &'static StaticIndex {
-    static INDEX: OnceLock<StaticIndex> = OnceLock::new();
-    INDEX.get_or_init(|| {
-        let mut by_key: HashMap<TypeId, Vec<&'static Loaded>> = HashMap::new();
-        let mut by_address: HashMap<usize, Vec<&'static Loaded>> = HashMap::new();
-        for entry in entries() {
-            let (function, rule) = (entry.load)();
-            // Loaded once per process and shared by every resolution from then on.
-            let loaded: &'static Loaded = Box::leak(Box::new(Loaded {
-                entry,
-                function,
-                rule,
-            }));
-            by_key.entry(function.key).or_default().push(loaded);
-            by_address.entry(function.address).or_default().push(loaded);
+    // SAFETY: a non-null `INDEX` comes from `Box::leak` in `rebuild` and is never freed.
+    match unsafe { INDEX.load(Ordering::Acquire).as_ref() } {
+        Some(index) if index.head == list_head() => index,
+        _ => rebuild(),
+    }
+}
+
+/// Brings the static index up to date with the backend's list at the entry points, so that a
+/// library loaded since the last call takes effect from this call on: one or two atomic loads
+/// and a compare when nothing was loaded.
+#[inline]
+pub(crate) fn refresh() {
+    static_index();
+}
+
+/// Indexes the backend's list again, loading only entries not seen before, then bumps the epoch
+/// of every function a new entry names, so call sites that cached a resolution of it resolve
+/// again. The new index is published before the bump: a resolution that read the old epoch
+/// may have used either index, and the bump makes it stale either way.
+#[cold]
+#[inline(never)]
+fn rebuild() -> &'static StaticIndex {
+    static REBUILDING: Mutex<()> = Mutex::new(());
+    let _only_one = REBUILDING.lock().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: as in `static_index`.
+    let old = unsafe { INDEX.load(Ordering::Acquire).as_ref() };
+    let mut list = entries().peekable();
+    let head = list
+        .peek()
+        .map_or(0, |entry| ptr::from_ref(*entry) as usize);
+    if let Some(old) = old
+        && old.head == head
+    {
+        return old;
+    }
+    let mut index = StaticIndex {
+        by_key: HashMap::new(),
+        by_address: HashMap::new(),
+        loaded: HashMap::new(),
+        head: if cfg!(feature = "inventory") { head } else { 0 },
+    };
+    let mut changed = Vec::new();
+    for entry in list {
+        let address = ptr::from_ref(entry) as usize;
+        let loaded = match old.and_then(|old| old.loaded.get(&address)) {
+            Some(loaded) => *loaded,
+            None => {
+                let (function, rule) = (entry.load)();
+                changed.push(function);
+                // Loaded once per process and shared by every resolution from then on.
+                &*Box::leak(Box::new(Loaded {
+                    entry,
+                    function,
+                    rule,
+                }))
+            }
+        };
+        index.loaded.insert(address, loaded);
+        index
+            .by_key
+            .entry(loaded.function.key)
+            .or_default()
+            .push(loaded);
+        index
+            .by_address
+            .entry(loaded.function.address)
+            .or_default()
+            .push(loaded);
+    }
+    let index: &'static StaticIndex = Box::leak(Box::new(index));
+    INDEX.store(ptr::from_ref(index).cast_mut(), Ordering::Release);
+    if old.is_some() {
+        for function in changed {
+            // The item, and the pointer key a call through its address had before it had an
+            // entry.
+            let keys = [
+                Key {
+                    type_id: function.key,
+                    address: 0,
+                },
+                Key {
+                    type_id: function.ptr_type,
+                    address: function.address,
+                },
+            ];
+            for key in keys {
+                generation(key).fetch_add(1, Ordering::AcqRel);
+            }
         }
-        StaticIndex { by_key, by_address }
-    })
+    }
+    index
 }
 
 /// Every static rule, loaded.
