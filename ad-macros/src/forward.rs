@@ -106,6 +106,7 @@ impl<'a> Forward<'a> {
         let krate = self.krate;
         let name = Self::fn_name(func);
         let mut params = Vec::new();
+        let mut reslices = Vec::new();
         for p in &func.params {
             let var = &func.vars[p.var.0 as usize];
             let ident = &var.ident;
@@ -116,6 +117,17 @@ impl<'a> Forward<'a> {
             if self.act.var(p.var) {
                 let d = self.var_tangent(p.var);
                 params.push(quote!(#m #d: #dty));
+                // A slice's tangents, cut to the slice's length (the shadow convention makes
+                // them as long): indexing them then needs no bounds check of its own, the
+                // primal's check of the same index covers it.
+                if let Some((mutable, _)) = crate::lower::slice_of(ty) {
+                    let r = if mutable {
+                        quote!(&mut #d[..#ident.len()])
+                    } else {
+                        quote!(&#d[..#ident.len()])
+                    };
+                    reslices.push(quote!(let #m #d = #r;));
+                }
             } else {
                 params.push(quote!(_: #dty));
             }
@@ -144,6 +156,7 @@ impl<'a> Forward<'a> {
             #[inline]
             fn #name(#(#params),*) -> (#ret, <#ret as #krate::__private::Differentiable>::Tangent) {
                 #(#checks)*
+                #(#reslices)*
                 #body
                 #tail
             }

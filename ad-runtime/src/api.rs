@@ -32,7 +32,7 @@ use std::sync::atomic::Ordering;
 /// conflicting `#[custom_rule]`s; the message names the function and the fix. [`try_jvp`] returns
 /// these as an [`Error`] instead.
 #[track_caller]
-#[inline]
+#[inline(always)]
 pub fn jvp<F, A>(f: F, args: A, tangents: F::Tangents) -> (F::Output, Tan<F::Output>)
 where
     F: Function<A>,
@@ -41,27 +41,231 @@ where
     if let Err(error) = check_tangents::<F, A>(&args, &tangents, "ad::jvp", location) {
         fail(&error);
     }
-    match cached::<F, A, _>(Mode::Forward, || {
-        registry::resolve_forward(f, "ad::jvp", location)
-    }) {
-        Ok(rule) => registry::call_forward(&rule, f, args, tangents),
-        Err(error) => fail(&error),
+    with_cached::<F, A, _, _>(
+        Mode::Forward,
+        || registry::resolve_forward(f, "ad::jvp", location),
+        |rule| registry::call_forward(rule, f, args, tangents),
+    )
+}
+
+/// A resolution of an entry point, kept per thread.
+struct Entry {
+    key: TypeId,
+    mode: Mode,
+    /// Valid while the function's epoch reads what it read (a rule registered or dropped since
+    /// bumps it).
+    valid: Validity,
+    /// `TypeId` of the resolution's type `T`, and where that `T` is: inside `rule`.
+    type_id: TypeId,
+    typed: *const (),
+    rule: Arc<dyn Any + Send + Sync>,
+}
+
+/// Resolutions of the entry points, per thread, by function and mode.
+struct Entries {
+    list: Vec<Entry>,
+    /// Entry points running on this thread (nested ones included) that hold a pointer to a
+    /// resolution of `list`.
+    running: usize,
+    /// Resolutions taken out of `list` while entry points ran: freed once none does, so that
+    /// no running entry point's rule is freed under it.
+    retired: Vec<Arc<dyn Any + Send + Sync>>,
+}
+
+thread_local! {
+    static ENTRIES: core::cell::RefCell<Entries> = const {
+        core::cell::RefCell::new(Entries { list: Vec::new(), running: 0, retired: Vec::new() })
+    };
+}
+
+/// How many resolutions a thread keeps; the least recently used goes first.
+const ENTRIES_KEPT: usize = 64;
+
+impl Entries {
+    /// The place of the valid resolution of the function `key` in `mode`, of type `T`.
+    #[inline(always)]
+    fn position<T: 'static>(&self, key: TypeId, mode: Mode) -> Option<usize> {
+        self.list.iter().position(|e| {
+            e.key == key
+                && e.mode == mode
+                && e.type_id == TypeId::of::<T>()
+                && e.valid.epoch.load(Ordering::Acquire) == e.valid.seen
+        })
+    }
+
+    /// The valid resolution of the function `key` in `mode`, of type `T`, moved to the front:
+    /// the list is kept in order of use, so that a function called in a loop is found first.
+    #[inline(always)]
+    fn find<T: 'static>(&mut self, key: TypeId, mode: Mode) -> Option<&Entry> {
+        let at = self.position::<T>(key, mode)?;
+        if at > 0 {
+            self.list[..=at].rotate_right(1);
+        }
+        self.list.first()
+    }
+
+    /// Frees `gone` now if no entry point runs on this thread, or else once none does.
+    fn retire(&mut self, gone: Vec<Arc<dyn Any + Send + Sync>>) -> Vec<Arc<dyn Any + Send + Sync>> {
+        if self.running == 0 {
+            gone
+        } else {
+            self.retired.extend(gone);
+            Vec::new()
+        }
     }
 }
 
-/// Resolutions of the entry points, per thread, by function and mode: each stays valid while
-/// its function's epoch reads what it read (a rule registered or dropped since bumps it).
-type EntryCache = Vec<(TypeId, Mode, Validity, Arc<dyn Any + Send + Sync>)>;
-
-thread_local! {
-    static ENTRIES: core::cell::RefCell<EntryCache> = const { core::cell::RefCell::new(Vec::new()) };
+/// Resolves `F` in `mode`, keeps the resolution at the front of this thread's cache and
+/// hands that entry to `take`. `take` gets it even if a registration made it stale meanwhile:
+/// the call that asked for it started before that registration returned.
+#[cold]
+#[inline(never)]
+fn insert<F, A, T, R>(
+    mode: Mode,
+    resolve: impl FnOnce() -> Result<(Validity, T), Error>,
+    take: impl FnOnce(&mut Entries) -> R,
+) -> Result<R, Error>
+where
+    F: Function<A>,
+    T: Send + Sync + 'static,
+{
+    let key = TypeId::of::<F>();
+    // Stale resolutions go first: a dropped run-time rule's closure (and what it owns, such as
+    // another rule's guard) must not outlive its registration in this cache longer than the
+    // entry points that run it.
+    let free = ENTRIES.with(|entries| {
+        let mut entries = entries.borrow_mut();
+        let (stale, fresh): (Vec<Entry>, Vec<Entry>) = entries
+            .list
+            .drain(..)
+            .partition(|e| e.valid.epoch.load(Ordering::Acquire) != e.valid.seen);
+        entries.list = fresh;
+        let gone = stale.into_iter().map(|e| e.rule).collect();
+        entries.retire(gone)
+    });
+    drop(free);
+    let (valid, rule) = resolve()?;
+    let rule = Arc::new(rule);
+    let free = ENTRIES.with(|entries| {
+        let mut entries = entries.borrow_mut();
+        let mut gone = Vec::new();
+        let mut kept = Vec::with_capacity(entries.list.len() + 1);
+        for e in entries.list.drain(..) {
+            if e.key == key && e.mode == mode {
+                gone.push(e.rule);
+            } else {
+                kept.push(e);
+            }
+        }
+        // The least recently used goes.
+        if kept.len() >= ENTRIES_KEPT
+            && let Some(last) = kept.pop()
+        {
+            gone.push(last.rule);
+        }
+        entries.list = kept;
+        entries.list.insert(
+            0,
+            Entry {
+                key,
+                mode,
+                valid,
+                type_id: TypeId::of::<T>(),
+                typed: Arc::as_ptr(&rule).cast::<()>(),
+                rule,
+            },
+        );
+        let taken = take(&mut entries);
+        (entries.retire(gone), taken)
+    });
+    let (free, taken) = free;
+    drop(free);
+    Ok(taken)
 }
 
-/// How many resolutions a thread keeps; the oldest goes first.
-const ENTRIES_KEPT: usize = 64;
+/// Marks an entry point as running on this thread while it lives.
+struct Running;
 
-/// The resolution of `F` in `mode`, from this thread's cache while valid. A function pointer's
-/// key is its address, not its type, so those are resolved every time.
+impl Drop for Running {
+    #[inline]
+    fn drop(&mut self) {
+        let free = ENTRIES
+            .try_with(|entries| {
+                let mut entries = entries.borrow_mut();
+                entries.running -= 1;
+                // A closure dropped while unwinding could panic again: those wait for the
+                // next entry point to end.
+                if entries.running == 0 && !std::thread::panicking() {
+                    core::mem::take(&mut entries.retired)
+                } else {
+                    Vec::new()
+                }
+            })
+            .unwrap_or_default();
+        drop(free);
+    }
+}
+
+/// Runs `body` on the resolution of `F` in `mode`, from this thread's cache while valid: no
+/// lock, no reference count, no virtual call on a hit; panics with the error if `F` does not
+/// resolve. A function pointer's key is its address, not its type, so those are resolved every
+/// time.
+///
+/// `body`'s result is returned as it is, not wrapped: moved into a `Result`, a result returned
+/// through memory was copied in pieces wider than the rule wrote it, which stalls
+/// store-to-load forwarding.
+#[track_caller]
+#[inline(always)]
+fn with_cached<F, A, T, R>(
+    mode: Mode,
+    resolve: impl FnOnce() -> Result<(Validity, T), Error>,
+    body: impl FnOnce(&T) -> R,
+) -> R
+where
+    F: Function<A>,
+    T: Send + Sync + 'static,
+{
+    // A library loaded since the last entry point may have brought rules.
+    registry::refresh();
+    let key = TypeId::of::<F>();
+    if key == TypeId::of::<F::Ptr>() {
+        return match resolve() {
+            Ok((_, rule)) => body(&rule),
+            Err(error) => fail(&error),
+        };
+    }
+    let enter = |entries: &mut Entries, typed: *const ()| {
+        entries.running += 1;
+        (typed.cast::<T>(), Running)
+    };
+    let hit = ENTRIES.with(|entries| {
+        let mut entries = entries.borrow_mut();
+        let typed = entries.find::<T>(key, mode)?.typed;
+        Some(enter(&mut entries, typed))
+    });
+    let (typed, running) = match hit {
+        Some(hit) => hit,
+        // The entry just made is the first, of type `T`.
+        None => match insert::<F, A, T, _>(mode, resolve, |entries| {
+            let typed = entries.list[0].typed;
+            enter(entries, typed)
+        }) {
+            Ok(entered) => entered,
+            Err(error) => fail(&error),
+        },
+    };
+    // SAFETY: `typed` points to the `T` inside the `Arc<T>` of an entry of this thread's cache
+    // (`find` checked that its type is `T`, or `insert` just made it from a `T`). That `Arc` stays in `list` or `retired` as long as
+    // `running` is above zero, and `running` stays above zero until `running`, the guard, is
+    // dropped after `body` returns: `body` cannot keep the reference, whose lifetime ends with
+    // the call, and entries are thread-local, so no other thread frees it.
+    let result = body(unsafe { &*typed });
+    drop(running);
+    result
+}
+
+/// The resolution of `F` in `mode`, from this thread's cache while valid, shared: for a
+/// pullback, which outlives the entry point.
 fn cached<F, A, T>(
     mode: Mode,
     resolve: impl FnOnce() -> Result<(Validity, T), Error>,
@@ -72,45 +276,21 @@ where
 {
     // A library loaded since the last entry point may have brought rules.
     registry::refresh();
-    let id = TypeId::of::<F>();
-    if id == TypeId::of::<F::Ptr>() {
+    let key = TypeId::of::<F>();
+    if key == TypeId::of::<F::Ptr>() {
         return resolve().map(|(_, rule)| Arc::new(rule));
     }
     let hit = ENTRIES.with(|entries| {
-        entries
-            .borrow()
-            .iter()
-            .find(|(key, m, valid, _)| {
-                *key == id && *m == mode && valid.epoch.load(Ordering::Acquire) == valid.seen
-            })
-            .map(|(.., rule)| rule.clone())
-    });
-    if let Some(rule) = hit.and_then(|rule| rule.downcast::<T>().ok()) {
-        return Ok(rule);
-    }
-    // Stale resolutions go first: a dropped run-time rule's closure (and what it owns, such as
-    // another rule's guard) must not outlive its registration in this cache.
-    let stale: Vec<_> = ENTRIES.with(|entries| {
         let mut entries = entries.borrow_mut();
-        let (stale, fresh) = entries
-            .drain(..)
-            .partition(|(.., valid, _)| valid.epoch.load(Ordering::Acquire) != valid.seen);
-        *entries = fresh;
-        stale
+        entries.find::<T>(key, mode).map(|e| e.rule.clone())
     });
-    drop(stale);
-    let (valid, rule) = resolve()?;
-    let rule = Arc::new(rule);
-    ENTRIES.with(|entries| {
-        let mut entries = entries.borrow_mut();
-        entries.retain(|(key, m, ..)| !(*key == id && *m == mode));
-        if entries.len() >= ENTRIES_KEPT {
-            entries.remove(0);
-        }
-        let erased: Arc<dyn Any + Send + Sync> = rule.clone();
-        entries.push((id, mode, valid, erased));
-    });
-    Ok(rule)
+    let rule = match hit {
+        Some(rule) => rule,
+        None => insert::<F, A, T, _>(mode, resolve, |entries| entries.list[0].rule.clone())?,
+    };
+    Ok(rule
+        .downcast::<T>()
+        .unwrap_or_else(|_| unreachable!("ad: the entry's type was checked or just made")))
 }
 
 /// The arguments' tangents must have the arguments' shapes.
@@ -293,6 +473,22 @@ where
     (value, gradient)
 }
 
+/// Runs `body` on the reverse rule of `f`, or panics with the resolution's error.
+#[track_caller]
+#[inline(always)]
+fn with_reverse_or_panic<F: Function<A>, A, R>(
+    f: F,
+    entry: &str,
+    body: impl FnOnce(&ReverseImpl<F::Sig>) -> R,
+) -> R {
+    let location = Location::caller();
+    with_cached::<F, A, _, _>(
+        Mode::Reverse,
+        || registry::resolve_reverse(f, entry, location),
+        body,
+    )
+}
+
 #[track_caller]
 fn resolve_reverse_or_panic<F: Function<A>, A>(f: F, entry: &str) -> Arc<ReverseImpl<F::Sig>> {
     let location = Location::caller();
@@ -332,8 +528,7 @@ where
     F: Function<A>,
     Tan<F::Output>: Seed,
 {
-    let rule = resolve_reverse_or_panic(f, "ad::value_and_grad");
-    gradient_with(f, args, &rule)
+    with_reverse_or_panic(f, "ad::value_and_grad", |rule| gradient_with(f, args, rule))
 }
 
 /// Both sweeps seeded with 1, with buffers allocated for the slices' adjoints.
@@ -464,12 +659,13 @@ pub fn vjp_into<F, A>(
 where
     F: Function<A>,
 {
-    let rule = resolve_reverse_or_panic(f, "ad::vjp_into");
-    let mut stores = F::stores_from(&bars);
-    let (value, gradient) =
-        with_tape(|tape| joint_sweeps(f, args, &mut stores, adjoint, tape, &rule));
-    F::stores_into(stores, bars);
-    (value, gradient)
+    with_reverse_or_panic(f, "ad::vjp_into", |rule| {
+        let mut stores = F::stores_from(&bars);
+        let (value, gradient) =
+            with_tape(|tape| joint_sweeps(f, args, &mut stores, adjoint, tape, rule));
+        F::stores_into(stores, bars);
+        (value, gradient)
+    })
 }
 
 /// Like [`value_and_grad`], but first checks that `f` and every function its reverse derivative

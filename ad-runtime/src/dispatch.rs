@@ -5,15 +5,18 @@
 //! load of the cache pointer, one of that function's epoch, and two compares, with no lock and no
 //! lookup. A registration for the function bumps its epoch, so the next call through any site
 //! that calls it resolves again and sees the new rule.
+//!
+//! In reverse mode the forward sweep of a call records one tape word naming the rule it ran,
+//! and the reverse sweep finds that rule again in an append-only table, also without a lock.
 
 use crate::error::Error;
 use crate::function::{Function, Tan};
 use crate::registry::{self, ForwardImpl, Location, ReverseImpl, Validity};
 use crate::tape::Tape;
-use core::any::{Any, TypeId};
+use core::any::TypeId;
 use core::ptr;
-use std::sync::RwLock;
 use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// The header every cached resolution starts with.
 #[repr(C)]
@@ -30,11 +33,50 @@ struct Cached<T> {
     value: T,
 }
 
+impl<T: Send + Sync + 'static> Cached<T> {
+    /// A resolution that lives for the rest of the process: another thread may be calling the
+    /// rule it holds, and the reverse sweep finds it again by its index.
+    fn leak(valid: Validity, value: T) -> &'static Cached<T> {
+        Box::leak(Box::new(Cached {
+            header: Header {
+                valid,
+                type_id: TypeId::of::<T>(),
+            },
+            value,
+        }))
+    }
+
+    fn header_ptr(&'static self) -> *mut Header {
+        ptr::from_ref(self).cast::<Header>().cast_mut()
+    }
+}
+
+impl<T: 'static> Cached<T> {
+    /// The resolution that `header` begins, if it holds a `T`.
+    ///
+    /// # Safety
+    /// `header` must come from [`Cached::header_ptr`] (of a `Cached<U>` of any `U`), as every
+    /// pointer stored in a [`CallSite`] or in [`RESOLUTIONS`] does.
+    #[inline(always)]
+    unsafe fn from_header(header: *const Header) -> Option<&'static Cached<T>> {
+        // SAFETY: by the contract, `header` points to the start of a leaked `Cached<U>`, which is
+        // never freed or written after it is published; `Cached` is `repr(C)` with the header
+        // first, so reading the header is valid whatever `U` is, and the `TypeId` check makes
+        // the cast to `Cached<T>` exact (the pointer's provenance is the whole `Cached<U>`).
+        unsafe {
+            if (*header).type_id != TypeId::of::<T>() {
+                return None;
+            }
+            Some(&*header.cast::<Cached<T>>())
+        }
+    }
+}
+
 /// The cache of one call site in generated code.
 #[doc(hidden)]
 pub struct CallSite {
-    /// Points to a leaked `Cached<T>`; never freed, because another thread may be calling the
-    /// rule it holds. One small allocation per site each time the called function's rules change.
+    /// Points to a leaked `Cached<T>` (see [`Cached::leak`]). One small allocation per site
+    /// each time the called function's rules change.
     cache: AtomicPtr<Header>,
     caller: &'static str,
     location: Location,
@@ -57,36 +99,36 @@ impl CallSite {
         if header.is_null() {
             return None;
         }
-        // SAFETY: a non-null cache pointer always comes from `Box::leak` of a `Cached<U>` in
-        // `set`, never freed; `Cached` is `repr(C)` with the header first, so reading the header
-        // is valid whatever `U` is, and the `TypeId` check makes the cast to `Cached<T>` exact.
-        unsafe {
-            let h = &*header;
-            if h.valid.epoch.load(Ordering::Acquire) != h.valid.seen
-                || h.type_id != TypeId::of::<T>()
-            {
-                return None;
-            }
-            Some(&*header.cast::<Cached<T>>())
+        // SAFETY: a non-null cache pointer is only ever stored by `publish`, from
+        // `Cached::header_ptr`; the header it points to is never freed.
+        let valid = unsafe { &(*header).valid };
+        if valid.epoch.load(Ordering::Acquire) != valid.seen {
+            return None;
         }
+        // SAFETY: as above.
+        unsafe { Cached::from_header(header) }
+    }
+
+    fn publish<T: Send + Sync + 'static>(&self, cached: &'static Cached<T>) {
+        self.cache.store(cached.header_ptr(), Ordering::Release);
     }
 
     fn set<T: Send + Sync + 'static>(&self, valid: Validity, value: T) -> &'static Cached<T> {
-        let cached: &'static mut Cached<T> = Box::leak(Box::new(Cached {
-            header: Header {
-                valid,
-                type_id: TypeId::of::<T>(),
-            },
-            value,
-        }));
-        self.cache
-            .store(ptr::from_mut(cached).cast::<Header>(), Ordering::Release);
+        let cached = Cached::leak(valid, value);
+        self.publish(cached);
         cached
     }
 }
 
 /// Calls the forward rule that currently wins for `f`, from generated code.
-#[inline]
+///
+/// The fast path, a valid cached rule with a static signature, calls the rule with the
+/// arguments and tangents as they are; everything else (a rule registered at run time, a rule
+/// converted from reverse mode, a resolution) is out of line. The other kinds of rule take the
+/// tuples by reference or through a trait object, and sharing their code here would keep the
+/// tuples in memory on the fast path too: a 4-argument call then paid for copying them through
+/// the stack.
+#[inline(always)]
 pub(crate) fn forward<F, A>(
     site: &'static CallSite,
     f: F,
@@ -96,8 +138,12 @@ pub(crate) fn forward<F, A>(
 where
     F: Function<A>,
 {
-    if let Some(cached) = site.get::<ForwardImpl<F::Sig>>() {
-        return registry::call_forward(&cached.value, f, args, tangents);
+    if let Some(Cached {
+        value: ForwardImpl::Static(rule),
+        ..
+    }) = site.get::<ForwardImpl<F::Sig>>()
+    {
+        return F::call_forward(*rule, args, tangents);
     }
     forward_slow(site, f, args, tangents)
 }
@@ -113,6 +159,9 @@ fn forward_slow<F, A>(
 where
     F: Function<A>,
 {
+    if let Some(cached) = site.get::<ForwardImpl<F::Sig>>() {
+        return registry::call_forward(&cached.value, f, args, tangents);
+    }
     match registry::resolve_forward(f, site.caller, site.location) {
         Ok((valid, rule)) => {
             registry::call_forward(&site.set(valid, rule).value, f, args, tangents)
@@ -128,17 +177,20 @@ pub(crate) fn fail(error: &Error) -> ! {
     panic!("{error}")
 }
 
-/// Marks the word under a resolution index on the tape, so that a tape out of step with its
-/// generated code is a panic with a message.
 /// Generated code passes no slices to the functions it calls.
 const SLICE_CALL: &str =
     "ad: a function with slice arguments was called back without adjoint buffers";
 
-const RESOLUTION_MARK: u64 = 0xADAD_5EED_0000_0001;
+const OUT_OF_STEP: &str = "ad: a reverse sweep is out of step with its tape";
 
-/// A reverse-mode resolution of a call site, with its index in [`RESOLUTIONS`].
+/// The high half of the tape word that records which rule a call ran, the low half being the
+/// resolution's index in [`RESOLUTIONS`]: a tape out of step with its generated code is then
+/// a panic with a message rather than a lookup of some other word.
+const RECORD_TAG: u64 = 0xADAD_5EED << 32;
+
+/// A reverse-mode resolution of a call site, with the tape word that names it.
 struct Indexed<T> {
-    index: usize,
+    word: u64,
     rule: T,
 }
 
@@ -146,33 +198,132 @@ struct Indexed<T> {
 /// records the index of the rule it ran, and the reverse sweep looks it up here and checks its
 /// type: what comes off the tape is never trusted as a pointer. Entries are few (one per call
 /// site per change of its callee's rules) and live for the whole process.
-static RESOLUTIONS: RwLock<Vec<&'static (dyn Any + Send + Sync)>> = RwLock::new(Vec::new());
+///
+/// The table only grows, and an entry never changes once written, so the reverse sweep reads
+/// it without a lock: segment `s` holds `FIRST << s` entries, allocated when the first of them
+/// is written and never freed or moved; a lock serialises the writers only.
+struct Table {
+    segments: [AtomicPtr<AtomicPtr<Header>>; SEGMENTS],
+    /// The next free index.
+    next: Mutex<usize>,
+}
+
+const FIRST_LOG: u32 = 6;
+const FIRST: usize = 1 << FIRST_LOG;
+/// Enough segments for every index below `usize::MAX - FIRST`.
+const SEGMENTS: usize = (usize::BITS - FIRST_LOG) as usize;
+
+static RESOLUTIONS: Table = Table {
+    segments: [const { AtomicPtr::new(ptr::null_mut()) }; SEGMENTS],
+    next: Mutex::new(0),
+};
+
+impl Table {
+    /// The segment of entry `index` and its place in the segment, or `None` past the last.
+    #[inline(always)]
+    fn place(index: usize) -> Option<(usize, usize)> {
+        let j = index.checked_add(FIRST)?;
+        let segment = (j.ilog2() - FIRST_LOG) as usize;
+        Some((segment, j - (FIRST << segment)))
+    }
+
+    /// Entry `index`, if it has been written.
+    #[inline(always)]
+    fn get(&self, index: usize) -> Option<*const Header> {
+        let (segment, offset) = Self::place(index)?;
+        let entries = self.segments[segment].load(Ordering::Acquire);
+        if entries.is_null() {
+            return None;
+        }
+        // SAFETY: a non-null segment pointer comes from leaking a boxed slice of
+        // `FIRST << segment` entries in `push`, never freed, and `offset < FIRST << segment`.
+        let entry = unsafe { &*entries.add(offset) }.load(Ordering::Acquire);
+        (!entry.is_null()).then_some(entry.cast_const())
+    }
+
+    /// Leaks a resolution under the next index and writes it into the table. It is in the table
+    /// before anyone can see it: a call site publishes it afterwards, so no tape can name an
+    /// index that the reverse sweep will not find.
+    fn push<R: Send + Sync + 'static>(
+        &self,
+        valid: Validity,
+        rule: R,
+    ) -> &'static Cached<Indexed<R>> {
+        let mut next = self.next.lock().unwrap_or_else(PoisonError::into_inner);
+        let index = *next;
+        let low = u32::try_from(index).expect("ad: more than 2^32 reverse-mode resolutions");
+        let (segment, offset) = Self::place(index).expect("an index below 2^32 has a place");
+        let mut entries = self.segments[segment].load(Ordering::Acquire);
+        if entries.is_null() {
+            let fresh: Box<[AtomicPtr<Header>]> = (0..FIRST << segment)
+                .map(|_| AtomicPtr::new(ptr::null_mut()))
+                .collect();
+            entries = Box::leak(fresh).as_mut_ptr();
+            self.segments[segment].store(entries, Ordering::Release);
+        }
+        let word = RECORD_TAG | u64::from(low);
+        let cached = Cached::leak(valid, Indexed { word, rule });
+        // SAFETY: as in `get`; the segment holds `FIRST << segment` entries.
+        unsafe { &*entries.add(offset) }.store(cached.header_ptr(), Ordering::Release);
+        *next = index + 1;
+        cached
+    }
+}
 
 /// The forward sweep of a call through the registry in reverse mode: runs the winning reverse
-/// rule's forward part and records on the tape which rule that was, so that the reverse sweep
-/// uses the same one even if the registry changes in between.
-#[inline]
+/// rule's forward part and records on the tape which rule that was (one word), so that the
+/// reverse sweep uses the same one even if the registry changes in between.
+#[inline(always)]
 pub(crate) fn augmented<F, A>(site: &'static CallSite, f: F, tape: &mut Tape, args: A) -> F::Output
 where
     F: Function<A>,
 {
-    let cached: &'static Cached<Indexed<ReverseImpl<F::Sig>>> =
-        match site.get::<Indexed<ReverseImpl<F::Sig>>>() {
-            Some(cached) => cached,
-            None => match registry::resolve_reverse(f, site.caller, site.location) {
-                Ok((valid, rule)) => {
-                    let mut table = RESOLUTIONS.write().unwrap_or_else(|e| e.into_inner());
-                    let index = table.len();
-                    let cached = site.set(valid, Indexed { index, rule });
-                    table.push(&cached.value.rule);
-                    cached
-                }
-                Err(error) => fail(&error),
-            },
-        };
+    let cached = match site.get::<Indexed<ReverseImpl<F::Sig>>>() {
+        Some(cached) => cached,
+        None => resolve_reverse(site, f),
+    };
     let value = match &cached.value.rule {
         ReverseImpl::Generated(r) => {
             // The forward sweep writes no adjoints: empty buffers.
+            let mut stores = F::empty_stores();
+            F::call_reverse(*r, args, &mut stores, tape, None, false)
+                .0
+                .expect("ad: a generated forward sweep returns its value")
+        }
+        rule => augmented_other(rule, f, tape, args),
+    };
+    tape.push(cached.value.word);
+    value
+}
+
+#[cold]
+#[inline(never)]
+fn resolve_reverse<F, A>(
+    site: &'static CallSite,
+    f: F,
+) -> &'static Cached<Indexed<ReverseImpl<F::Sig>>>
+where
+    F: Function<A>,
+{
+    match registry::resolve_reverse(f, site.caller, site.location) {
+        Ok((valid, rule)) => {
+            let cached = RESOLUTIONS.push(valid, rule);
+            site.publish(cached);
+            cached
+        }
+        Err(error) => fail(&error),
+    }
+}
+
+/// The forward sweep of a call whose rule is not a generated derivative.
+#[cold]
+#[inline(never)]
+fn augmented_other<F, A>(rule: &ReverseImpl<F::Sig>, f: F, tape: &mut Tape, args: A) -> F::Output
+where
+    F: Function<A>,
+{
+    match rule {
+        ReverseImpl::Generated(r) => {
             let mut stores = F::empty_stores();
             F::call_reverse(*r, args, &mut stores, tape, None, false)
                 .0
@@ -182,15 +333,39 @@ where
         ReverseImpl::Rule(_) | ReverseImpl::DynRule(_) | ReverseImpl::FromForward(_) => {
             f.call(args)
         }
+    }
+}
+
+/// The rule that the forward sweep of a call recorded on the tape.
+#[inline(always)]
+fn recorded<F, A>(tape: &mut Tape) -> &'static ReverseImpl<F::Sig>
+where
+    F: Function<A>,
+{
+    let word = tape.pop::<u64>();
+    if word & !u64::from(u32::MAX) != RECORD_TAG {
+        out_of_step();
+    }
+    let index = (word & u64::from(u32::MAX)) as usize;
+    let Some(header) = RESOLUTIONS.get(index) else {
+        out_of_step()
     };
-    tape.push(cached.value.index as u64);
-    tape.push(RESOLUTION_MARK);
-    value
+    // SAFETY: every entry of the table comes from `Cached::header_ptr`.
+    match unsafe { Cached::<Indexed<ReverseImpl<F::Sig>>>::from_header(header) } {
+        Some(cached) => &cached.value.rule,
+        None => out_of_step(),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn out_of_step() -> ! {
+    panic!("{OUT_OF_STEP}")
 }
 
 /// The reverse sweep of a call recorded by [`augmented`]. With no adjoint (the call's value
 /// is not used, or its adjoint is zero), the callee's records are only popped.
-#[inline]
+#[inline(always)]
 pub(crate) fn backward<F, A>(
     f: F,
     tape: &mut Tape,
@@ -207,7 +382,7 @@ where
 }
 
 /// The reverse sweep of a call whose slice arguments come with the caller's adjoint buffers.
-#[inline]
+#[inline(always)]
 pub(crate) fn backward_into<F, A>(
     f: F,
     tape: &mut Tape,
@@ -225,7 +400,7 @@ where
     gradient
 }
 
-#[inline]
+#[inline(always)]
 fn backward_with<F, A>(
     f: F,
     tape: &mut Tape,
@@ -237,24 +412,47 @@ fn backward_with<F, A>(
 where
     F: Function<A>,
 {
-    const OUT_OF_STEP: &str = "ad: a reverse sweep is out of step with its tape";
-    assert_eq!(tape.pop::<u64>(), RESOLUTION_MARK, "{OUT_OF_STEP}");
-    let index = usize::try_from(tape.pop::<u64>()).expect(OUT_OF_STEP);
-    let rule: &'static ReverseImpl<F::Sig> = RESOLUTIONS
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(index)
-        .and_then(|r| r.downcast_ref::<ReverseImpl<F::Sig>>())
-        .expect(OUT_OF_STEP);
+    let rule = recorded::<F, A>(tape);
     // A function with slices gets adjoints through its buffers as well as through its value:
     // its rule runs even when the value has none.
     let adjoint = match adjoint {
         None if F::BUFFERS => Some(crate::Differentiable::zero_tangent(&value)),
         other => other,
     };
+    // Both paths end in the place where the generated derivative writes its result, and the
+    // gradient is taken out of it once: with a place of its own for the other path's result,
+    // the gradient was copied there in pieces wider than the callee wrote it, which stalls
+    // store-to-load forwarding.
+    let result = if let ReverseImpl::Generated(r) = rule {
+        // With no adjoint: the reverse sweep without a seed, which only pops.
+        let discard = adjoint.is_none();
+        F::call_reverse(*r, args, stores, tape, adjoint, discard)
+    } else {
+        (
+            None,
+            backward_other(f, rule, tape, args, stores, value, adjoint),
+        )
+    };
+    result.1
+}
+
+/// The reverse sweep of a call whose rule is not a generated derivative.
+#[cold]
+#[inline(never)]
+fn backward_other<F, A>(
+    f: F,
+    rule: &ReverseImpl<F::Sig>,
+    tape: &mut Tape,
+    args: A,
+    stores: &mut F::Stores,
+    value: F::Output,
+    adjoint: Option<crate::function::Tan<F::Output>>,
+) -> F::Gradient
+where
+    F: Function<A>,
+{
     match (rule, adjoint) {
         (ReverseImpl::Generated(r), adjoint) => {
-            // With no adjoint: the reverse sweep without a seed, which only pops.
             let discard = adjoint.is_none();
             F::call_reverse(*r, args, stores, tape, adjoint, discard).1
         }
@@ -274,5 +472,41 @@ where
         (ReverseImpl::FromForward(r), Some(adjoint)) => {
             registry::reverse_from_forward(f, r, &args, &adjoint)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicU64;
+
+    static EPOCH: AtomicU64 = AtomicU64::new(0);
+
+    /// Entries written across several segments are each found under their own word, with
+    /// their own value; a word past the last written, or an entry asked for with another type,
+    /// is not found.
+    #[test]
+    fn the_table_finds_every_entry_by_its_word() {
+        let valid = Validity {
+            epoch: &EPOCH,
+            seen: 0,
+        };
+        let pushed: Vec<(u64, usize)> = (0..3 * FIRST + 5)
+            .map(|i| (RESOLUTIONS.push(valid, i).value.word, i))
+            .collect();
+        for &(word, value) in &pushed {
+            assert_eq!(word & !u64::from(u32::MAX), RECORD_TAG);
+            let header = RESOLUTIONS
+                .get((word & u64::from(u32::MAX)) as usize)
+                .expect("written");
+            // SAFETY: entries of the table come from `Cached::header_ptr`.
+            let cached = unsafe { Cached::<Indexed<usize>>::from_header(header) }.expect("a usize");
+            assert_eq!((cached.value.word, cached.value.rule), (word, value));
+            // SAFETY: as above.
+            assert!(unsafe { Cached::<Indexed<u32>>::from_header(header) }.is_none());
+        }
+        let next = *RESOLUTIONS.next.lock().unwrap();
+        assert!(RESOLUTIONS.get(next).is_none());
+        assert!(RESOLUTIONS.get(usize::MAX).is_none());
     }
 }
