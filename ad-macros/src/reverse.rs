@@ -10,8 +10,9 @@
 //!
 //! Both sweeps live in one function so that rustc infers every type once: a record pushed in the
 //! forward sweep is also stored in a local slot (`Option<T>`, dead at run time), and the reverse
-//! sweep pops "a value of the slot's type". Adjoints are `Option`s, `None` while zero, so none of
-//! them needs a type the macro cannot write.
+//! sweep pops "a value of the slot's type". Adjoints are held in `Adj<T>` (a float as itself,
+//! other tangents as `Option`s, `None` while zero), whose `T` rustc infers from the values added,
+//! so none of them needs a type the macro cannot write.
 //!
 //! Each abrupt exit (`return`, `break`, `continue`) has an id. An exit records what the
 //! constructs it leaves record when they complete (the decisions of its `if`s, how the loop
@@ -112,6 +113,8 @@ enum Src {
     Inline(TokenStream),
     /// A literal, whose type comes from the adjoint it is combined with.
     Literal(TokenStream),
+    /// The same value as the record's field `k` (`a * a`): kept once.
+    Same(usize),
     Unused,
 }
 
@@ -182,7 +185,7 @@ impl<'a> Reverse<'a> {
             .filter(|v| !assigned.contains(v))
             .collect();
         let mut loop_vars: HashSet<u32> = HashSet::new();
-        let mut bound: HashMap<u32, TokenStream> = HashMap::new();
+        let mut bound: HashMap<u32, Src> = HashMap::new();
         self.plan_replays(&self.func.body, &stable, &mut Vec::new(), &mut loop_vars);
         for inst in &insts {
             match inst {
@@ -207,15 +210,15 @@ impl<'a> Reverse<'a> {
                     var,
                     init: Some(init),
                 } if !assigned.contains(&var.0) => {
-                    if let Some(Src::Inline(t)) = defs.get(&init.0) {
-                        bound.insert(var.0, t.clone());
+                    if let Some(src @ (Src::Inline(_) | Src::Literal(_))) = defs.get(&init.0) {
+                        bound.insert(var.0, src.clone());
                     }
                 }
                 Inst::Read { out, var, .. }
                     if bound.contains_key(&var.0)
                         && !self.func.values[out.0 as usize].needs_copy =>
                 {
-                    defs.insert(out.0, Src::Inline(bound[&var.0].clone()));
+                    defs.insert(out.0, bound[&var.0].clone());
                 }
                 // An element of a slice or array parameter the function never writes, at an
                 // index the reverse sweep has: read again.
@@ -235,6 +238,22 @@ impl<'a> Reverse<'a> {
                         defs.insert(out.0, Src::Inline(quote!(#ident[#i])));
                     }
                 }
+                // The length of a slice or array parameter the function never assigns.
+                Inst::Opaque {
+                    out, tokens, reads, ..
+                } if reads.len() == 1
+                    && stable.contains(&reads[0].0)
+                    && self.func.vars[reads[0].0 as usize]
+                        .ty
+                        .as_ref()
+                        .is_some_and(|t| {
+                            crate::lower::slice_of(t).is_some_and(|(m, _)| !m)
+                                || matches!(t, syn::Type::Array(_))
+                        })
+                    && is_len_of(tokens, &self.func.vars[reads[0].0 as usize].ident) =>
+                {
+                    defs.insert(out.0, Src::Inline(tokens.clone()));
+                }
                 // Index arithmetic (`i * n + j`) on values the reverse sweep has.
                 Inst::Arith {
                     out,
@@ -250,9 +269,49 @@ impl<'a> Reverse<'a> {
                     op_tokens,
                 } if !self.active(*out) => {
                     if let (Some(x), Some(y)) = (raw(&defs, *a), raw(&defs, *b)) {
-                        defs.insert(out.0, Src::Inline(quote!((#x #op_tokens #y))));
+                        let expr = quote!((#x #op_tokens #y));
+                        // Of literals only (`0.5 * h` with `let h = 0.01;`), it stays a literal
+                        // that takes its type from where it is used.
+                        let src = match (&defs[&a.0], &defs[&b.0]) {
+                            (Src::Literal(_), Src::Literal(_)) => Src::Literal(expr),
+                            _ => Src::Inline(expr),
+                        };
+                        defs.insert(out.0, src);
                     }
                 }
+                // Float sums, differences and products of values the reverse sweep has: computed
+                // again (the same operations on the same operands, so the same bits), which is
+                // cheaper than a push and a pop; a size bound keeps chains short. With an operand
+                // that is not a literal, the expression has the operands' float type; of literals
+                // only, it stays a literal, which takes its type from the adjoint it meets.
+                Inst::Arith {
+                    out,
+                    op: Arith::Add | Arith::Sub | Arith::Mul,
+                    a,
+                    b,
+                    op_tokens,
+                } => {
+                    if let (Some(x), Some(y)) = (defs.get(&a.0), defs.get(&b.0))
+                        && let (Some(xt), Some(yt)) = (raw(&defs, *a), raw(&defs, *b))
+                        && token_count(&xt) + token_count(&yt) <= INLINE_TOKENS
+                    {
+                        let expr = quote!((#xt #op_tokens #yt));
+                        let src = match (x, y) {
+                            (Src::Literal(_), Src::Literal(_)) => Src::Literal(expr),
+                            _ => Src::Inline(expr),
+                        };
+                        defs.insert(out.0, src);
+                    }
+                }
+                Inst::Neg { out, a } => match defs.get(&a.0) {
+                    Some(Src::Inline(x)) if token_count(x) < INLINE_TOKENS => {
+                        defs.insert(out.0, Src::Inline(quote!((-#x))));
+                    }
+                    Some(Src::Literal(x)) if token_count(x) < INLINE_TOKENS => {
+                        defs.insert(out.0, Src::Literal(quote!((-#x))));
+                    }
+                    _ => {}
+                },
                 _ => {}
             }
         }
@@ -268,7 +327,16 @@ impl<'a> Reverse<'a> {
                     let (ca, cb) = (self.has(*a), self.has(*b));
                     match op {
                         // (a, b): a's adjoint needs b, b's needs a.
-                        Arith::Mul => vec![src(*a, cb), src(*b, ca)],
+                        Arith::Mul => {
+                            let (sa, sb) = (src(*a, cb), src(*b, ca));
+                            if matches!((&sa, &sb), (Src::Tape, Src::Tape))
+                                && same_value(&insts, &defs, *a, *b)
+                            {
+                                vec![sa, Src::Same(0)]
+                            } else {
+                                vec![sa, sb]
+                            }
+                        }
                         // (b, y)
                         Arith::Div => vec![src(*b, ca || cb), Src::Tape],
                         // (a, b)
@@ -405,6 +473,7 @@ impl<'a> Reverse<'a> {
                 quote!(#r.#idx)
             }
             Src::Inline(tokens) => tokens.clone(),
+            Src::Same(j) => self.field(out, *j, r),
             Src::Literal(tokens) => {
                 let krate = self.krate;
                 let g = hyg("__g");
@@ -818,6 +887,7 @@ impl<'a> Reverse<'a> {
         // The zero adjoints of the parameters, made before the forward sweep may move them
         // (a `Vec` passed on to a call): they give the adjoints their shapes.
         let mut shapes = Vec::new();
+        let mut fit_bars = Vec::new();
         for (k, p) in func.params.iter().enumerate() {
             let var = &func.vars[p.var.0 as usize];
             let ident = &var.ident;
@@ -830,6 +900,9 @@ impl<'a> Reverse<'a> {
                 let kind = if mutable { quote!(DupMut) } else { quote!(Dup) };
                 params.push(quote!(#dup: #krate::__private::#kind<'_, #e>));
                 shapes.push(quote!(let #krate::__private::#kind { value: #m #ident, adjoint: #bar } = #dup;));
+                // In the reverse sweep (the forward sweep alone may get no buffer), the buffer
+                // as long as the slice, so that an index checked on one is checked on both.
+                fit_bars.push(quote!(let #bar = &mut #bar[..#ident.len()];));
                 let none = quote!(#krate::__private::NoTangent);
                 zeros.push(none.clone());
                 adjoints_out.push(none.clone());
@@ -926,7 +999,7 @@ impl<'a> Reverse<'a> {
         values.sort_unstable();
         for v in values {
             let b = b_ident(Value(v));
-            decls.push(quote!(let mut #b = ::core::option::Option::None;));
+            decls.push(quote!(let mut #b = #krate::__private::Adj::default();));
         }
         let mut vars: Vec<u32> = self.var_contributed.iter().copied().collect();
         vars.sort_unstable();
@@ -935,7 +1008,7 @@ impl<'a> Reverse<'a> {
                 continue;
             }
             let x = x_ident(Var(v));
-            decls.push(quote!(let mut #x = ::core::option::Option::None;));
+            decls.push(quote!(let mut #x = #krate::__private::Adj::default();));
         }
         let exit = hyg("__exit");
         let live = hyg("__live");
@@ -992,6 +1065,8 @@ impl<'a> Reverse<'a> {
                 if #adjoint.is_none() && !#joint {
                     return (#value, (#(#zeros,)*));
                 }
+                #tape.note_high_water();
+                #(#fit_bars)*
                 #(#decls)*
                 #live_decl
                 #seed
@@ -1490,12 +1565,23 @@ impl<'a> Reverse<'a> {
 
     /// Runs `body` with `__g` bound to the adjoint of `out`, if it has one.
     fn with_adjoint(&self, out: Value, body: TokenStream) -> TokenStream {
+        self.take_adjoint(out, body, quote!(take))
+    }
+
+    /// Like `with_adjoint`, for a `body` that only adds `±__g` to adjoints: a zero adjoint adds
+    /// zeros there, which change nothing, so a float's adjoint is not tested for zero.
+    fn with_adjoint_linear(&self, out: Value, body: TokenStream) -> TokenStream {
+        self.take_adjoint(out, body, quote!(take_linear))
+    }
+
+    fn take_adjoint(&self, out: Value, body: TokenStream, take: TokenStream) -> TokenStream {
         if !self.contributed.contains(&out.0) || body.is_empty() {
             return TokenStream::new();
         }
+        let krate = self.krate;
         let b = b_ident(out);
         let g = hyg("__g");
-        quote!(if let ::core::option::Option::Some(#g) = #b.take() { #body })
+        quote!(if let ::core::option::Option::Some(#g) = #krate::__private::#take(&mut #b) { #body })
     }
 
     fn pop_record(&self, out: Value) -> TokenStream {
@@ -1531,7 +1617,7 @@ impl<'a> Reverse<'a> {
                     return TokenStream::new();
                 }
                 let x = x_ident(*var);
-                self.with_adjoint(*out, quote!(#krate::__private::acc(&mut #x, #g);))
+                self.with_adjoint_linear(*out, quote!(#krate::__private::acc(&mut #x, #g);))
             }
             Inst::Index { out, var, .. } | Inst::Sum { out, var, .. } => {
                 if !self.active(*out) {
@@ -1547,7 +1633,8 @@ impl<'a> Reverse<'a> {
                     } else {
                         quote!(slice_acc_at)
                     };
-                    self.with_adjoint(*out, quote!(#krate::__private::#f(#bar, #at, #g);))
+                    // Linear: a zero adjoint adds zeros to the buffer.
+                    self.with_adjoint_linear(*out, quote!(#krate::__private::#f(#bar, #at, #g);))
                 } else if self.var_contributed.contains(&var.0) {
                     let (x, k) = (x_ident(*var), k_ident(*var));
                     let f = if each {
@@ -1555,7 +1642,10 @@ impl<'a> Reverse<'a> {
                     } else {
                         quote!(acc_at)
                     };
-                    self.with_adjoint(*out, quote!(#krate::__private::#f(&mut #x, &#k, #at, #g);))
+                    self.with_adjoint_linear(
+                        *out,
+                        quote!(#krate::__private::#f(&mut #x, &#k, #at, #g);),
+                    )
                 } else {
                     TokenStream::new()
                 };
@@ -1616,7 +1706,7 @@ impl<'a> Reverse<'a> {
                 self.with_adjoint(*out, quote!(#krate::__private::acc_total(&mut #b, &#g);))
             }
             Inst::Neg { out, a } => {
-                self.with_adjoint(*out, self.acc(*a, quote!(::core::ops::Neg::neg(#g))))
+                self.with_adjoint_linear(*out, self.acc(*a, quote!(::core::ops::Neg::neg(#g))))
             }
             Inst::Arith { out, op, a, b, .. } => {
                 if !self.active(*out) {
@@ -1627,12 +1717,12 @@ impl<'a> Reverse<'a> {
                     Arith::Add => {
                         let mut body = self.acc(*a, quote!(#g));
                         body.extend(self.acc(*b, quote!(#g)));
-                        self.with_adjoint(*out, body)
+                        self.with_adjoint_linear(*out, body)
                     }
                     Arith::Sub => {
                         let mut body = self.acc(*a, quote!(#g));
                         body.extend(self.acc(*b, quote!(::core::ops::Neg::neg(#g))));
-                        self.with_adjoint(*out, body)
+                        self.with_adjoint_linear(*out, body)
                     }
                     Arith::Mul | Arith::Div | Arith::Rem => {
                         let (f0, f1) = (self.field(*out, 0, &r), self.field(*out, 1, &r));
@@ -1711,7 +1801,7 @@ impl<'a> Reverse<'a> {
                 let b = b_ident(*out);
                 // No adjoint: the callee's records are only popped.
                 let adjoint = if self.contributed.contains(&out.0) {
-                    quote!(#b.take())
+                    quote!(#krate::__private::take(&mut #b))
                 } else {
                     quote!(::core::option::Option::None)
                 };
@@ -1814,7 +1904,7 @@ impl<'a> Reverse<'a> {
                     let idx = syn::Index::from(i);
                     body.extend(self.acc(*e, quote!(#g.#idx)));
                 }
-                self.with_adjoint(*out, body)
+                self.with_adjoint_linear(*out, body)
             }
             Inst::Field { out, a, index } => {
                 if !self.active(*out) {
@@ -1841,12 +1931,12 @@ impl<'a> Reverse<'a> {
                 }
                 let x = x_ident(*var);
                 let add = self.acc(*v, quote!(#g));
-                quote!(if let ::core::option::Option::Some(#g) = #x.take() { #add })
+                quote!(if let ::core::option::Option::Some(#g) = #krate::__private::take_linear(&mut #x) { #add })
             }
             Inst::Block { out, block } => {
                 let mut ts = TokenStream::new();
                 if let (Some(o), Some(res)) = (out, block.result) {
-                    ts.extend(self.with_adjoint(*o, self.acc(res, quote!(#g))));
+                    ts.extend(self.with_adjoint_linear(*o, self.acc(res, quote!(#g))));
                 }
                 // A block's own instructions are guarded one by one.
                 let inner = self.reverse_block(block);
@@ -1863,14 +1953,14 @@ impl<'a> Reverse<'a> {
                 let route = |b: &Block| -> TokenStream {
                     match (out, b.result) {
                         (Some(o), Some(res)) if self.contributed.contains(&res.0) => {
-                            self.with_adjoint(*o, self.acc(res, quote!(#g)))
+                            self.with_adjoint_linear(*o, self.acc(res, quote!(#g)))
                         }
                         // The branch's value has no derivative (a constant) or is never made
                         // (the branch leaves): its adjoint is dropped here, or in a loop it
                         // would reach the value of an earlier iteration.
                         (Some(o), _) if self.contributed.contains(&o.0) => {
                             let b = b_ident(*o);
-                            quote!(#b = ::core::option::Option::None;)
+                            quote!(#krate::__private::take(&mut #b);)
                         }
                         _ => TokenStream::new(),
                     }
@@ -2105,11 +2195,90 @@ fn loop_mode(body: &Block) -> LoopMode {
 #[derive(Clone, Default)]
 struct Aliases(HashMap<u32, TokenStream>);
 
-/// The tokens of an integer value the reverse sweep can compute again.
+/// Whether `a` and `b` are provably the same value: two reads of one variable, or of one element
+/// at an index the reverse sweep computes again, with only reads and arithmetic between them.
+fn same_value(insts: &[&Inst], defs: &HashMap<u32, Src>, a: Value, b: Value) -> bool {
+    if a == b {
+        return true;
+    }
+    let def_at = |v: Value| {
+        insts.iter().position(|inst| match inst {
+            Inst::Read { out, .. } | Inst::Index { out, .. } => *out == v,
+            _ => false,
+        })
+    };
+    let (Some(pa), Some(pb)) = (def_at(a), def_at(b)) else {
+        return false;
+    };
+    let same_source = match (insts[pa], insts[pb]) {
+        (Inst::Read { var: va, .. }, Inst::Read { var: vb, .. }) => va == vb,
+        (
+            Inst::Index {
+                var: va, index: ia, ..
+            },
+            Inst::Index {
+                var: vb, index: ib, ..
+            },
+        ) => {
+            va == vb
+                && match (raw(defs, *ia), raw(defs, *ib)) {
+                    (Some(x), Some(y)) => x.to_string() == y.to_string(),
+                    _ => false,
+                }
+        }
+        _ => false,
+    };
+    let (lo, hi) = (pa.min(pb), pa.max(pb));
+    same_source
+        && insts[lo + 1..hi].iter().all(|inst| {
+            matches!(
+                inst,
+                Inst::Read { .. }
+                    | Inst::Const { .. }
+                    | Inst::Index { .. }
+                    | Inst::Arith { .. }
+                    | Inst::Neg { .. }
+                    | Inst::Inactive { .. }
+            )
+        })
+}
+
+/// Whether `tokens` are `ident.len()`.
+fn is_len_of(tokens: &TokenStream, ident: &Ident) -> bool {
+    use proc_macro2::{Delimiter, TokenTree};
+    let tts: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    matches!(
+        tts.as_slice(),
+        [TokenTree::Ident(x), TokenTree::Punct(dot), TokenTree::Ident(len), TokenTree::Group(args)]
+            if x == ident
+                && dot.as_char() == '.'
+                && len == "len"
+                && args.delimiter() == Delimiter::Parenthesis
+                && args.stream().is_empty()
+    )
+}
+
+/// The most tokens of an expression the reverse sweep computes again instead of keeping its
+/// value: a few operations, so that recomputing costs less than a push and a pop.
+const INLINE_TOKENS: usize = 40;
+
+/// The number of tokens of `tokens`, counting those inside groups.
+fn token_count(tokens: &TokenStream) -> usize {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|tt| match tt {
+            proc_macro2::TokenTree::Group(g) => 1 + token_count(&g.stream()),
+            _ => 1,
+        })
+        .sum()
+}
+
+/// The tokens of a value the reverse sweep can compute again.
 fn raw(defs: &HashMap<u32, Src>, v: Value) -> Option<TokenStream> {
     match defs.get(&v.0)? {
         Src::Inline(t) | Src::Literal(t) => Some(t.clone()),
-        Src::Tape | Src::Unused => None,
+        Src::Tape | Src::Same(_) | Src::Unused => None,
     }
 }
 

@@ -596,25 +596,31 @@ where
     F: Function<A>,
     A: Clone,
 {
-    let mut tape = Tape::new();
     let mut stores = F::empty_stores();
-    let value = forward_sweep(f, args.clone(), &mut stores, &mut tape, &rule);
+    // The sweep runs on this thread's warm tape; the pullback keeps a copy of exactly its size
+    // (one allocation, not one per doubling), and replays it on the warm tape again.
+    let (value, tape) = with_tape(|tape| {
+        let value = forward_sweep(f, args.clone(), &mut stores, tape, &rule);
+        (value, tape.clone())
+    });
     let recorded = F::clone_output(&value);
     let pullback = move |adjoint: Tan<F::Output>| {
         if let Err(error) = check_adjoint::<F, A>(&recorded, &adjoint, entry, location) {
             fail(&error);
         }
-        let mut tape = tape.clone();
         let mut stores = F::stores(&args);
-        let gradient = reverse_sweep(
-            f,
-            args.clone(),
-            &mut stores,
-            F::clone_output(&recorded),
-            adjoint,
-            &mut tape,
-            &rule,
-        );
+        let gradient = with_tape(|scratch| {
+            scratch.clone_from(&tape);
+            reverse_sweep(
+                f,
+                args.clone(),
+                &mut stores,
+                F::clone_output(&recorded),
+                adjoint,
+                scratch,
+                &rule,
+            )
+        });
         F::grads(gradient, stores)
     };
     (value, pullback)

@@ -1035,6 +1035,7 @@ where
                 value
             }),
             backward: Arc::new(move |tape: &mut Tape, adjoint: Tan<Ret>| {
+                tape.note_high_water();
                 let residuals: Res = tape.pop();
                 backward(residuals, adjoint);
             }),
@@ -1292,6 +1293,7 @@ macro_rules! function_impls {
                         value
                     }),
                     backward: Arc::new(move |tape: &mut Tape, adjoint: Tan<Ret>| {
+                        tape.note_high_water();
                         let residuals: Res = tape.pop();
                         let $t = backward(residuals, adjoint);
                         $to_tuple

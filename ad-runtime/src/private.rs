@@ -17,18 +17,138 @@ pub fn zero<T: crate::Differentiable>(value: &T) -> T::Tangent {
     value.zero_tangent()
 }
 
-/// Adds `value` to an adjoint that is `None` while it is zero. An exactly zero `value` is no
-/// contribution: the adjoint stays `None`, so no partial derivative is multiplied by it (an
-/// infinite one, `sqrt` at 0, would make a NaN out of nothing).
-#[inline(always)]
-pub fn acc<T: crate::Accumulate>(slot: &mut Option<T>, value: T) {
-    if value.is_zero() {
-        return;
+/// How the reverse sweep holds an adjoint while it builds it.
+///
+/// A float is held as itself, zero until something is added: no tag to test on each
+/// contribution. Any other tangent is held as an `Option`, `None` while zero, since its shape (a
+/// `Vec`'s length) is not known before its first contribution. Either way an adjoint that is
+/// exactly zero when taken is no adjoint: no partial derivative is multiplied by it (an infinite
+/// one, `sqrt` at 0, would make a NaN out of nothing).
+pub trait Adjoint: crate::Accumulate + Sized {
+    /// What holds the adjoint.
+    type Repr;
+    /// The holder of a zero adjoint.
+    fn empty() -> Self::Repr;
+    /// Adds `value` to the adjoint held.
+    fn add(repr: &mut Self::Repr, value: Self);
+    /// Takes the adjoint out, leaving zero; `None` if it is zero.
+    fn take(repr: &mut Self::Repr) -> Option<Self>;
+    /// Takes the adjoint out, leaving zero, for an instruction that only adds it (or its
+    /// negative) to other adjoints: a zero adds zeros, which change nothing, so `None` only
+    /// where the holder cannot make a zero (an `Option` without a shape).
+    #[inline(always)]
+    fn take_linear(repr: &mut Self::Repr) -> Option<Self> {
+        Self::take(repr)
     }
-    *slot = Some(match slot.take() {
-        Some(sum) => sum.accumulate(value),
-        None => value,
-    });
+}
+
+macro_rules! float_adjoint {
+    ($($t:ty)*) => {$(
+        impl Adjoint for $t {
+            type Repr = $t;
+            /// Zero held as -0, the identity of `+` (`-0 + v` is `v` for every `v`, `+0 + -0`
+            /// is not), so that rustc drops the first addition to an adjoint.
+            #[inline(always)]
+            fn empty() -> $t {
+                -0.0
+            }
+            #[inline(always)]
+            fn add(repr: &mut $t, value: $t) {
+                *repr += value;
+            }
+            #[inline(always)]
+            fn take(repr: &mut $t) -> Option<$t> {
+                let g = core::mem::replace(repr, -0.0);
+                if g == 0.0 { None } else { Some(g) }
+            }
+            #[inline(always)]
+            fn take_linear(repr: &mut $t) -> Option<$t> {
+                Some(core::mem::replace(repr, -0.0))
+            }
+        }
+    )*};
+}
+float_adjoint!(f32 f64);
+
+impl Adjoint for crate::NoTangent {
+    type Repr = crate::NoTangent;
+    #[inline(always)]
+    fn empty() -> crate::NoTangent {
+        crate::NoTangent
+    }
+    #[inline(always)]
+    fn add(_: &mut crate::NoTangent, _: crate::NoTangent) {}
+    #[inline(always)]
+    fn take(_: &mut crate::NoTangent) -> Option<crate::NoTangent> {
+        None
+    }
+}
+
+macro_rules! optional_adjoint {
+    ($($ty:ty => [$($generics:tt)*]),*) => {$(
+        impl<$($generics)*> Adjoint for $ty {
+            type Repr = Option<Self>;
+            #[inline(always)]
+            fn empty() -> Option<Self> {
+                None
+            }
+            #[inline(always)]
+            fn add(repr: &mut Option<Self>, value: Self) {
+                if crate::Accumulate::is_zero(&value) {
+                    return;
+                }
+                *repr = Some(match repr.take() {
+                    Some(sum) => crate::Accumulate::accumulate(sum, value),
+                    None => value,
+                });
+            }
+            #[inline(always)]
+            fn take(repr: &mut Option<Self>) -> Option<Self> {
+                repr.take()
+            }
+        }
+    )*};
+}
+optional_adjoint!(
+    [T; N] => [T: crate::Accumulate, const N: usize],
+    Vec<T> => [T: crate::Accumulate],
+    (A,) => [A: crate::Accumulate],
+    (A, B) => [A: crate::Accumulate, B: crate::Accumulate],
+    (A, B, C) => [A: crate::Accumulate, B: crate::Accumulate, C: crate::Accumulate],
+    (A, B, C, D) => [A: crate::Accumulate, B: crate::Accumulate, C: crate::Accumulate, D: crate::Accumulate],
+    (A, B, C, D, E) => [A: crate::Accumulate, B: crate::Accumulate, C: crate::Accumulate, D: crate::Accumulate, E: crate::Accumulate],
+    (A, B, C, D, E, F) => [A: crate::Accumulate, B: crate::Accumulate, C: crate::Accumulate, D: crate::Accumulate, E: crate::Accumulate, F: crate::Accumulate],
+    (A, B, C, D, E, F, G) => [A: crate::Accumulate, B: crate::Accumulate, C: crate::Accumulate, D: crate::Accumulate, E: crate::Accumulate, F: crate::Accumulate, G: crate::Accumulate],
+    (A, B, C, D, E, F, G, H) => [A: crate::Accumulate, B: crate::Accumulate, C: crate::Accumulate, D: crate::Accumulate, E: crate::Accumulate, F: crate::Accumulate, G: crate::Accumulate, H: crate::Accumulate]
+);
+
+/// The adjoint of a value or variable of the reverse sweep, as [`Adjoint`] holds it.
+pub struct Adj<T: Adjoint>(T::Repr);
+
+impl<T: Adjoint> Default for Adj<T> {
+    #[inline(always)]
+    fn default() -> Self {
+        Adj(T::empty())
+    }
+}
+
+/// Adds `value` to an adjoint.
+#[inline(always)]
+pub fn acc<T: Adjoint>(slot: &mut Adj<T>, value: T) {
+    T::add(&mut slot.0, value);
+}
+
+/// Takes an adjoint out, leaving zero; `None` if it is zero.
+#[inline(always)]
+pub fn take<T: Adjoint>(slot: &mut Adj<T>) -> Option<T> {
+    T::take(&mut slot.0)
+}
+
+/// Takes an adjoint out, leaving zero, for an instruction that only adds `±` it to other
+/// adjoints (see [`Adjoint::take_linear`]).
+#[inline(always)]
+pub fn take_linear<T: Adjoint>(slot: &mut Adj<T>) -> Option<T> {
+    T::take_linear(&mut slot.0)
 }
 
 /// The witness of variable number `N` of a generated reverse derivative.
@@ -63,9 +183,9 @@ pub fn type_of<T>(_: &T) -> Ty<T> {
 
 /// A sequence of tangents: the tangent of an array or a `Vec`, whose elements generated code
 /// reads and writes by index.
-pub trait Seq: Sized {
+pub trait Seq: Adjoint<Repr = Option<Self>> {
     /// The tangent of one element.
-    type Elem: crate::Accumulate + Clone;
+    type Elem: Adjoint + Clone;
     /// Element `i`, if present and not known to be zero.
     fn at(&self, i: usize) -> Option<Self::Elem>;
     /// Adds `value` to element `i` of an adjoint that is `None` while zero.
@@ -76,7 +196,7 @@ pub trait Seq: Sized {
     fn total(&self) -> Option<Self::Elem>;
 }
 
-impl<E: crate::Accumulate + Clone + Default, const N: usize> Seq for [E; N] {
+impl<E: Adjoint + Clone + Default, const N: usize> Seq for [E; N] {
     type Elem = E;
     #[inline(always)]
     fn at(&self, i: usize) -> Option<E> {
@@ -84,7 +204,8 @@ impl<E: crate::Accumulate + Clone + Default, const N: usize> Seq for [E; N] {
     }
     #[inline(always)]
     fn acc_at(slot: &mut Option<Self>, i: usize, value: E) {
-        if value.is_zero() {
+        // Once the adjoint is there, adding a zero changes nothing: no test.
+        if slot.is_none() && value.is_zero() {
             return;
         }
         let seq = slot.get_or_insert_with(|| core::array::from_fn(|_| E::default()));
@@ -100,7 +221,7 @@ impl<E: crate::Accumulate + Clone + Default, const N: usize> Seq for [E; N] {
 }
 
 /// An adjoint `Vec` grows as elements receive contributions; missing elements are zero.
-impl<E: crate::Accumulate + Clone + Default> Seq for Vec<E> {
+impl<E: Adjoint + Clone + Default> Seq for Vec<E> {
     type Elem = E;
     #[inline(always)]
     fn at(&self, i: usize) -> Option<E> {
@@ -108,6 +229,12 @@ impl<E: crate::Accumulate + Clone + Default> Seq for Vec<E> {
     }
     #[inline(always)]
     fn acc_at(slot: &mut Option<Self>, i: usize, value: E) {
+        // An element already there takes the value as it is (adding a zero changes nothing);
+        // only growing the adjoint waits for a value that is not zero.
+        if let Some(e) = slot.as_mut().and_then(|seq| seq.get_mut(i)) {
+            *e = core::mem::take(e).accumulate(value);
+            return;
+        }
         if value.is_zero() {
             return;
         }
@@ -115,7 +242,7 @@ impl<E: crate::Accumulate + Clone + Default> Seq for Vec<E> {
         if seq.len() <= i {
             seq.resize_with(i + 1, E::default);
         }
-        seq[i] = core::mem::take(&mut seq[i]).accumulate(value);
+        seq[i] = value;
     }
     #[inline(always)]
     fn take_at(slot: &mut Option<Self>, i: usize) -> Option<E> {
@@ -131,33 +258,33 @@ impl<E: crate::Accumulate + Clone + Default> Seq for Vec<E> {
 /// Adds `value` to element `i` of the adjoint of a variable of type `C`.
 #[inline(always)]
 pub fn acc_at<C: crate::Differentiable>(
-    slot: &mut Option<C::Tangent>,
+    slot: &mut Adj<C::Tangent>,
     _: &Option<Ty<C>>,
     i: usize,
     value: <C::Tangent as Seq>::Elem,
 ) where
     C::Tangent: Seq,
 {
-    <C::Tangent as Seq>::acc_at(slot, i, value);
+    <C::Tangent as Seq>::acc_at(&mut slot.0, i, value);
 }
 
 /// Takes element `i` out of the adjoint of a variable of type `C`.
 #[inline(always)]
 pub fn take_at<C: crate::Differentiable>(
-    slot: &mut Option<C::Tangent>,
+    slot: &mut Adj<C::Tangent>,
     _: &Option<Ty<C>>,
     i: usize,
 ) -> Option<<C::Tangent as Seq>::Elem>
 where
     C::Tangent: Seq,
 {
-    <C::Tangent as Seq>::take_at(slot, i)
+    <C::Tangent as Seq>::take_at(&mut slot.0, i)
 }
 
 /// Adds `value` to each of the first `len` elements of the adjoint of a variable of type `C`.
 #[inline]
 pub fn acc_each<C: crate::Differentiable>(
-    slot: &mut Option<C::Tangent>,
+    slot: &mut Adj<C::Tangent>,
     _: &Option<Ty<C>>,
     len: usize,
     value: <C::Tangent as Seq>::Elem,
@@ -165,13 +292,13 @@ pub fn acc_each<C: crate::Differentiable>(
     C::Tangent: Seq,
 {
     for i in 0..len {
-        <C::Tangent as Seq>::acc_at(slot, i, value.clone());
+        <C::Tangent as Seq>::acc_at(&mut slot.0, i, value.clone());
     }
 }
 
 /// Adds element `i` of a sequence adjoint, if present, to an adjoint.
 #[inline(always)]
-pub fn acc_elem<S: Seq>(slot: &mut Option<S::Elem>, seq: &S, i: usize) {
+pub fn acc_elem<S: Seq>(slot: &mut Adj<S::Elem>, seq: &S, i: usize) {
     if let Some(e) = seq.at(i) {
         acc(slot, e);
     }
@@ -179,7 +306,7 @@ pub fn acc_elem<S: Seq>(slot: &mut Option<S::Elem>, seq: &S, i: usize) {
 
 /// Adds the sum of a sequence adjoint's elements to an adjoint.
 #[inline]
-pub fn acc_total<S: Seq>(slot: &mut Option<S::Elem>, seq: &S) {
+pub fn acc_total<S: Seq>(slot: &mut Adj<S::Elem>, seq: &S) {
     if let Some(e) = seq.total() {
         acc(slot, e);
     }
@@ -197,8 +324,8 @@ pub fn sum_tangent<E: crate::Accumulate + Clone>(seq: &[E], zero: E) -> E {
 /// An adjoint of an argument, given the argument's zero adjoint: a `Vec` adjoint that the
 /// reverse sweep built shorter is padded with zeros.
 #[inline]
-pub fn fit<T: crate::Accumulate>(adjoint: Option<T>, zero: T) -> T {
-    match adjoint {
+pub fn fit<T: Adjoint>(mut adjoint: Adj<T>, zero: T) -> T {
+    match take(&mut adjoint) {
         Some(a) => zero.accumulate(a),
         None => zero,
     }

@@ -8,11 +8,26 @@
 use crate::tangent::NoTangent;
 
 /// A stack of words, reused across gradients.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default)]
 pub struct Tape {
     words: Vec<u64>,
     /// The most words the tape held since it was last cleared.
     high: usize,
+}
+
+impl Clone for Tape {
+    fn clone(&self) -> Self {
+        Tape {
+            words: self.words.clone(),
+            high: self.high,
+        }
+    }
+
+    /// Reuses this tape's buffer.
+    fn clone_from(&mut self, source: &Self) {
+        self.words.clone_from(&source.words);
+        self.high = source.high;
+    }
 }
 
 impl Tape {
@@ -42,12 +57,20 @@ impl Tape {
     #[inline(always)]
     fn push_word(&mut self, word: u64) {
         self.words.push(word);
+    }
+
+    /// Notes the words held now towards [`high_water`](Self::high_water). The tape is at its
+    /// highest where a reverse sweep starts to pop, so each reverse sweep calls this as it
+    /// starts, rather than every push comparing.
+    #[inline(always)]
+    pub fn note_high_water(&mut self) {
         self.high = self.high.max(self.words.len());
     }
 
-    /// The most words the tape held since it was last cleared.
+    /// The most words the tape held since it was last cleared, as noted where reverse sweeps
+    /// start.
     pub fn high_water(&self) -> usize {
-        self.high
+        self.high.max(self.words.len())
     }
 
     #[inline(always)]
@@ -213,11 +236,10 @@ impl<T: Tapeable, const N: usize> Tapeable for [T; N] {
     }
     #[inline]
     fn pop_from(tape: &mut Tape) -> Self {
-        let mut popped: [Option<T>; N] = core::array::from_fn(|_| None);
-        for slot in popped.iter_mut().rev() {
-            *slot = Some(T::pop_from(tape));
-        }
-        popped.map(|x| x.expect("ad: an array element on the tape"))
+        // The last element comes off first.
+        let mut popped: [T; N] = core::array::from_fn(|_| T::pop_from(tape));
+        popped.reverse();
+        popped
     }
 }
 
