@@ -64,17 +64,18 @@ struct Entry {
 /// Resolutions of the entry points, per thread, by function and mode.
 struct Entries {
     list: Vec<Entry>,
-    /// Entry points running on this thread (nested ones included) that hold a pointer to a
-    /// resolution of `list`.
-    running: usize,
-    /// Resolutions taken out of `list` while entry points ran: freed once none does, so that
-    /// no running entry point's rule is freed under it.
+    /// The resolutions that entry points running on this thread (nested ones included) are
+    /// using, one element per running entry point.
+    in_use: Vec<*const ()>,
+    /// Resolutions taken out of `list` while an entry point was using them: each is freed when
+    /// the last entry point using it returns, so that no running rule is freed under it, and
+    /// no other is kept (at most one per running entry point).
     retired: Vec<Arc<dyn Any + Send + Sync>>,
 }
 
 thread_local! {
     static ENTRIES: core::cell::RefCell<Entries> = const {
-        core::cell::RefCell::new(Entries { list: Vec::new(), running: 0, retired: Vec::new() })
+        core::cell::RefCell::new(Entries { list: Vec::new(), in_use: Vec::new(), retired: Vec::new() })
     };
 }
 
@@ -104,14 +105,18 @@ impl Entries {
         self.list.first()
     }
 
-    /// Frees `gone` now if no entry point runs on this thread, or else once none does.
+    /// Keeps those of `gone` that a running entry point uses, to be freed when it returns, and
+    /// returns the others, to be freed now (outside the borrow of the cache: a rule's closure
+    /// may own a guard whose drop comes back here).
     fn retire(&mut self, gone: Vec<Arc<dyn Any + Send + Sync>>) -> Vec<Arc<dyn Any + Send + Sync>> {
-        if self.running == 0 {
-            gone
-        } else {
-            self.retired.extend(gone);
-            Vec::new()
+        if self.in_use.is_empty() {
+            return gone;
         }
+        let (used, free): (Vec<_>, Vec<_>) = gone
+            .into_iter()
+            .partition(|rule| self.in_use.contains(&Arc::as_ptr(rule).cast::<()>()));
+        self.retired.extend(used);
+        free
     }
 }
 
@@ -183,8 +188,9 @@ where
     Ok(taken)
 }
 
-/// Marks an entry point as running on this thread while it lives.
-struct Running;
+/// Marks the resolution at this address as used by an entry point running on this thread,
+/// while it lives.
+struct Running(*const ());
 
 impl Drop for Running {
     #[inline]
@@ -192,14 +198,20 @@ impl Drop for Running {
         let free = ENTRIES
             .try_with(|entries| {
                 let mut entries = entries.borrow_mut();
-                entries.running -= 1;
-                // A closure dropped while unwinding could panic again: those wait for the
-                // next entry point to end.
-                if entries.running == 0 && !std::thread::panicking() {
-                    core::mem::take(&mut entries.retired)
-                } else {
-                    Vec::new()
+                if let Some(at) = entries.in_use.iter().rposition(|&p| p == self.0) {
+                    entries.in_use.swap_remove(at);
                 }
+                // A closure dropped while unwinding could panic again: those wait for a later
+                // entry point to return.
+                if entries.retired.is_empty() || std::thread::panicking() {
+                    return Vec::new();
+                }
+                let retired = core::mem::take(&mut entries.retired);
+                let (used, free): (Vec<_>, Vec<_>) = retired
+                    .into_iter()
+                    .partition(|rule| entries.in_use.contains(&Arc::as_ptr(rule).cast::<()>()));
+                entries.retired = used;
+                free
             })
             .unwrap_or_default();
         drop(free);
@@ -235,8 +247,8 @@ where
         };
     }
     let enter = |entries: &mut Entries, typed: *const ()| {
-        entries.running += 1;
-        (typed.cast::<T>(), Running)
+        entries.in_use.push(typed);
+        (typed.cast::<T>(), Running(typed))
     };
     let hit = ENTRIES.with(|entries| {
         let mut entries = entries.borrow_mut();
@@ -255,10 +267,11 @@ where
         },
     };
     // SAFETY: `typed` points to the `T` inside the `Arc<T>` of an entry of this thread's cache
-    // (`find` checked that its type is `T`, or `insert` just made it from a `T`). That `Arc` stays in `list` or `retired` as long as
-    // `running` is above zero, and `running` stays above zero until `running`, the guard, is
-    // dropped after `body` returns: `body` cannot keep the reference, whose lifetime ends with
-    // the call, and entries are thread-local, so no other thread frees it.
+    // (`find` checked that its type is `T`, or `insert` just made it from a `T`). `enter` put
+    // the address in `in_use`, where it stays until `running` is dropped after `body` returns;
+    // while it is there, that `Arc` stays in `list` or, once taken out, in `retired` (see
+    // `Entries::retire` and `Running::drop`). `body` cannot keep the reference, whose lifetime
+    // ends with the call, and entries are thread-local, so no other thread frees it.
     let result = body(unsafe { &*typed });
     drop(running);
     result
