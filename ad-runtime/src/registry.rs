@@ -787,16 +787,35 @@ fn check_convertible<F: Function<A>, A>(
     Ok(())
 }
 
+/// The key of `f` with its epoch and the epoch's value, read so that a resolution made with
+/// them goes stale if the static index changes. A pointer's key comes from the index: had the
+/// index been rebuilt between reading the key and the epoch, the epoch read would already
+/// include the rebuild's bump while the key was the old one, so the key is read again until it
+/// stands still.
+fn keyed_epoch<F: Function<A>, A>(
+    f: F,
+    location: Location,
+) -> Result<(Key, &'static AtomicU64, u64), Error> {
+    let mut key = key_of(f, location)?;
+    loop {
+        let epoch = generation(key);
+        let seen = epoch.load(Ordering::Acquire);
+        let again = key_of(f, location)?;
+        if again == key {
+            return Ok((key, epoch, seen));
+        }
+        key = again;
+    }
+}
+
 /// Resolves the forward rule of `f`, with how long the resolution stays valid.
 pub(crate) fn resolve_forward<F: Function<A>, A>(
     f: F,
     caller: &str,
     location: Location,
 ) -> Result<(Validity, ForwardImpl<F::Sig>), Error> {
-    let key = key_of(f, location)?;
     let runtime = runtime_rules();
-    let epoch = generation(key);
-    let seen = epoch.load(Ordering::Acquire);
+    let (key, epoch, seen) = keyed_epoch(f, location)?;
     let name = || core::any::type_name::<F>().to_owned();
     let resolution = resolve(&runtime, key, Mode::Forward, &name, caller, location)?;
     check_convertible::<F, A>(&resolution, Mode::Forward, caller, location)?;
@@ -867,10 +886,8 @@ pub(crate) fn resolve_reverse<F: Function<A>, A>(
     caller: &str,
     location: Location,
 ) -> Result<(Validity, ReverseImpl<F::Sig>), Error> {
-    let key = key_of(f, location)?;
     let runtime = runtime_rules();
-    let epoch = generation(key);
-    let seen = epoch.load(Ordering::Acquire);
+    let (key, epoch, seen) = keyed_epoch(f, location)?;
     let name = || core::any::type_name::<F>().to_owned();
     let resolution = resolve(&runtime, key, Mode::Reverse, &name, caller, location)?;
     check_convertible::<F, A>(&resolution, Mode::Reverse, caller, location)?;
