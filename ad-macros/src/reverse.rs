@@ -175,6 +175,19 @@ impl<'a> Reverse<'a> {
                 Inst::Assign { var, .. } | Inst::IndexAssign { var, .. } => {
                     assigned.insert(var.0);
                 }
+                // Code kept as written that may change what it reads (a macro): assigned too.
+                Inst::Opaque {
+                    reads,
+                    may_write: true,
+                    ..
+                }
+                | Inst::Verbatim {
+                    reads,
+                    may_write: true,
+                    ..
+                } => {
+                    assigned.extend(reads.iter().map(|v| v.0));
+                }
                 _ => {}
             }
         }
@@ -184,12 +197,19 @@ impl<'a> Reverse<'a> {
             .copied()
             .filter(|v| !assigned.contains(v))
             .collect();
+        let nested_items = insts.iter().any(|inst| {
+            matches!(inst, Inst::Verbatim { item: true, .. })
+                && !self.func.body.insts.iter().any(|i| std::ptr::eq(i, *inst))
+        });
         let mut loop_vars: HashSet<u32> = HashSet::new();
         let mut bound: HashMap<u32, Src> = HashMap::new();
         self.plan_replays(&self.func.body, &stable, &mut Vec::new(), &mut loop_vars);
         for inst in &insts {
             match inst {
-                Inst::Const { out, tokens } => {
+                // A number is the same everywhere; a path (a `const`, a `use`d name) is written
+                // again only if no block below the body's top level declares an item, which
+                // the reverse sweep, standing outside those blocks, would not see.
+                Inst::Const { out, tokens } if is_number(tokens) || !nested_items => {
                     defs.insert(out.0, Src::Literal(tokens.clone()));
                 }
                 Inst::Read { out, var, ident }
@@ -2317,4 +2337,13 @@ fn rename(tokens: &TokenStream, renames: &[(String, Ident)]) -> TokenStream {
         });
     }
     out.into_iter().collect()
+}
+
+/// Whether `tokens` are one literal token.
+fn is_number(tokens: &TokenStream) -> bool {
+    let mut iter = tokens.clone().into_iter();
+    matches!(
+        (iter.next(), iter.next()),
+        (Some(proc_macro2::TokenTree::Literal(_)), None)
+    )
 }
