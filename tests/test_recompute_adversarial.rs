@@ -7,6 +7,8 @@
 
 #![allow(
     clippy::assign_op_pattern,
+    clippy::eq_op,
+    clippy::useless_vec,
     clippy::needless_range_loop,
     clippy::reversed_empty_ranges,
     unused_mut,
