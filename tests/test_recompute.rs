@@ -7,6 +7,9 @@
 // The cases are spelled as the shapes under test, not as idiomatic Rust.
 #![allow(
     clippy::assign_op_pattern,
+    clippy::explicit_counter_loop,
+    clippy::mut_range_bound,
+    clippy::useless_vec,
     clippy::needless_range_loop,
     clippy::reversed_empty_ranges,
     unused_mut,
@@ -1055,9 +1058,11 @@ fn t_recomputed_terms() {
         ad::jvp(recomputed_terms, (&x[..5], x[5]), (&d[..5], d[5])).1
     });
     // Kept per iteration: the value of `sin`, by `sin` and by the product it enters (its
-    // operand `e` and everything else is computed again); and the trip count.
+    // operand `e` and everything else is computed again). The trip count is not kept: the
+    // range `0..n - 1` reads only a local bound once to `x.len()`, so the reverse sweep
+    // computes its length again.
     let _ = ad::value_and_grad(recomputed_terms, (&x[..], 1.7));
-    assert_eq!(ad::__private::last_tape_high_water(), 4 * 2 + 1);
+    assert_eq!(ad::__private::last_tape_high_water(), 4 * 2);
 }
 
 /// Squares of a reassigned local and of an element of a local `Vec`: both operands of the
@@ -1139,4 +1144,288 @@ fn t_single_chains() {
             );
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// An element of a slice parameter kept as its index, shared by the product and the read.
+
+/// A triangular sweep with a running index (`w[idx] * v[a]`, GMM's shape): the product keeps
+/// `idx` instead of `w[idx]`, and the read of `w[idx]` takes its index from the product; `w`
+/// also meets itself (`w[idx] * w[idx]`, two reads, two indices shared) and a product whose
+/// other operand has no adjoint.
+#[differentiable]
+fn running_index(w: &[f64], x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut v = vec![0.0; n];
+    for j in 0..n {
+        v[j] = x[j] * x[j] + 1.0;
+    }
+    let mut s = 0.0;
+    let mut idx = n;
+    for a in 0..n {
+        for b in a + 1..n {
+            s += w[idx] * v[a] + w[idx] * w[idx] * 0.5;
+            idx += 1;
+        }
+    }
+    let mut k = 0;
+    for a in 0..n {
+        s += 2.0 * w[k];
+        k += 1;
+    }
+    s
+}
+
+#[test]
+fn t_running_index() {
+    // w: n + n(n-1)/2 entries (n = 4), then x.
+    let p = [
+        0.3, -0.7, 1.1, 0.2, 0.9, -1.4, 0.6, 0.8, -0.2, 1.3, 0.5, -0.9, 1.7, 0.4,
+    ];
+    let f = |p: &[f64]| running_index(&p[..10], &p[10..]);
+    let grad = |p: &[f64]| {
+        let (_, (gw, gx)) = ad::value_and_grad(running_index, (&p[..10], &p[10..]));
+        [gw, gx].concat()
+    };
+    let vjp = |p: &[f64]| {
+        let (gw, gx) = (ad::vjp(running_index, (&p[..10], &p[10..])).1)(1.0);
+        [gw, gx].concat()
+    };
+    let jvp =
+        |p: &[f64], d: &[f64]| ad::jvp(running_index, (&p[..10], &p[10..]), (&d[..10], &d[10..])).1;
+    check("running_index", &p, &f, &grad, &vjp, &jvp);
+}
+
+/// The index changes between the read and the product, the slice is a shadowing local, and the
+/// product sits in a loop a `continue` can leave: none of these may share the index.
+#[differentiable]
+fn running_index_not_shared(w: &[f64], x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut s = 0.0;
+    let mut idx = 0;
+    for a in 0..n {
+        let e = w[idx];
+        idx += 1;
+        s += e * x[a] * w[idx];
+    }
+    {
+        let w = vec![x[0] * 2.0, x[1] * x[1], x[2]];
+        let mut k = 0;
+        for a in 0..3 {
+            s += w[k] * x[a];
+            k += 1;
+        }
+    }
+    let mut m = 1;
+    for a in 0..n {
+        if x[a] > 1.0 {
+            m += 1;
+            continue;
+        }
+        s += w[m] * x[a];
+        m += 1;
+    }
+    s
+}
+
+#[test]
+fn t_running_index_not_shared() {
+    let p = [0.3, -0.7, 1.1, 0.2, 0.9, -1.4, 1.6, 0.8, -0.2, 1.3];
+    let f = |p: &[f64]| running_index_not_shared(&p[..6], &p[6..]);
+    let grad = |p: &[f64]| {
+        let (_, (gw, gx)) = ad::value_and_grad(running_index_not_shared, (&p[..6], &p[6..]));
+        [gw, gx].concat()
+    };
+    let vjp = |p: &[f64]| {
+        let (gw, gx) = (ad::vjp(running_index_not_shared, (&p[..6], &p[6..])).1)(1.0);
+        [gw, gx].concat()
+    };
+    let jvp = |p: &[f64], d: &[f64]| {
+        ad::jvp(
+            running_index_not_shared,
+            (&p[..6], &p[6..]),
+            (&d[..6], &d[6..]),
+        )
+        .1
+    };
+    check("running_index_not_shared", &p, &f, &grad, &vjp, &jvp);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arguments of calls written again in the reverse sweep instead of kept.
+
+/// A callee with parameters of both kinds: the caller passes it parameters it never assigns.
+#[differentiable]
+fn damped(x: f64, v: f64, c: f64, k: f64) -> f64 {
+    -k * x * x - c * v
+}
+
+/// A callee that takes a slice: its call goes through the slice path of the reverse sweep.
+#[differentiable]
+fn weighted(w: &[f64], c: f64, t: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..w.len() {
+        s += w[i] * w[i] * c * t;
+    }
+    s
+}
+
+/// Calls whose arguments are unchanged parameters (`c`, `k`), an element of a slice parameter
+/// at the loop index (`w[i]`), changing locals (`x`, `v`, kept), a shadowing local named like a
+/// parameter (`c` after `let c = ...`, kept or computed from the parameter, never mistaken for
+/// it) and a parameter assigned later (`m`, kept).
+#[differentiable]
+fn call_args_again(w: &[f64], x0: f64, c: f64, k: f64, mut m: f64) -> f64 {
+    let mut x = x0;
+    let mut v = 0.5;
+    for i in 0..w.len() {
+        let a = damped(x, v, c, k);
+        let b = damped(w[i], x, k, m);
+        v += 0.1 * a;
+        x += 0.1 * v + 0.01 * b + 0.01 * weighted(w, c, x);
+    }
+    let r = damped(x, v, c, m);
+    m = m * 1.5;
+    let c = c * x;
+    let s = damped(x, c, k, m);
+    r + s + damped(v, x, c, k)
+}
+
+#[test]
+fn t_call_args_again() {
+    let p = [0.4, -0.3, 0.9, 0.8, 0.35, 1.2, 0.6];
+    let f = |p: &[f64]| call_args_again(&p[..3], p[3], p[4], p[5], p[6]);
+    let grad = |p: &[f64]| {
+        let (_, (gw, g1, g2, g3, g4)) =
+            ad::value_and_grad(call_args_again, (&p[..3], p[3], p[4], p[5], p[6]));
+        [gw, vec![g1, g2, g3, g4]].concat()
+    };
+    let vjp = |p: &[f64]| {
+        let (gw, g1, g2, g3, g4) =
+            (ad::vjp(call_args_again, (&p[..3], p[3], p[4], p[5], p[6])).1)(1.0);
+        [gw, vec![g1, g2, g3, g4]].concat()
+    };
+    let jvp = |p: &[f64], d: &[f64]| {
+        ad::jvp(
+            call_args_again,
+            (&p[..3], p[3], p[4], p[5], p[6]),
+            (&d[..3], d[3], d[4], d[5], d[6]),
+        )
+        .1
+    };
+    check("call_args_again", &p, &f, &grad, &vjp, &jvp);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Trip counts computed again from the range.
+
+fn three() -> usize {
+    3
+}
+
+/// Ranges the reverse sweep computes again (`i + 1..m` with `m` a local bound once, `0..x.len()`,
+/// `lo..=hi` of parameters) and ranges it must not: a bound reassigned after the loop (`n`), a
+/// local named like a parameter that shadows it (`lo`), a mutable local changed inside the
+/// loop (`e`: the range is evaluated once, before), and a call (`three()`).
+#[differentiable]
+fn ranges_again(x: &[f64], lo: usize, hi: usize, mut n: usize) -> f64 {
+    let m = x.len() - 1;
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        for j in i + 1..m {
+            s += x[i] * x[j];
+        }
+    }
+    for i in lo..=hi {
+        s += x[i] * x[i] * x[0];
+    }
+    for i in 0..n {
+        s += x[i] * s;
+    }
+    n = 1;
+    for i in 0..n {
+        s += x[i] * x[i + 1];
+    }
+    {
+        let lo = hi - 1;
+        for i in lo..hi {
+            s += x[i] * s * 0.5;
+        }
+    }
+    let mut e = 2;
+    for i in 0..e {
+        e += 1;
+        s += x[i] * x[e] * s;
+    }
+    for i in 0..three() {
+        s += x[i] * x[i + 1] * 0.25;
+    }
+    s
+}
+
+#[test]
+fn t_ranges_again() {
+    let x = [0.7, -1.3, 0.9, 0.4, -0.6, 1.1];
+    check(
+        "ranges_again",
+        &x,
+        &|x| ranges_again(x, 1, 3, 2),
+        &|x| ad::value_and_grad(ranges_again, (x, 1, 3, 2)).1.0,
+        &|x| (ad::vjp(ranges_again, (x, 1, 3, 2)).1)(1.0).0,
+        &|x, d| {
+            ad::jvp(
+                ranges_again,
+                (x, 1, 3, 2),
+                (d, ad::NoTangent, ad::NoTangent, ad::NoTangent),
+            )
+            .1
+        },
+    );
+}
+
+/// A callee that takes its `Vec` by value.
+#[differentiable]
+fn vec_total(v: Vec<f64>, c: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * c;
+    }
+    s
+}
+
+/// A `Vec` parameter moved into a call after a loop over its length, and a float parameter
+/// passed on: the loop's trip count is kept (the reverse sweep cannot read `v.len()` again) and
+/// `c` is written again.
+#[differentiable]
+fn moved_after_loop(v: Vec<f64>, c: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * v[i] * c;
+    }
+    s * vec_total(v, c)
+}
+
+#[test]
+fn t_moved_after_loop() {
+    let p = [0.7, -1.3, 0.9, 1.4];
+    let f = |p: &[f64]| moved_after_loop(p[..3].to_vec(), p[3]);
+    let grad = |p: &[f64]| {
+        let (_, (mut g, gc)) = ad::value_and_grad(moved_after_loop, (p[..3].to_vec(), p[3]));
+        g.push(gc);
+        g
+    };
+    let vjp = |p: &[f64]| {
+        let (mut g, gc) = (ad::vjp(moved_after_loop, (p[..3].to_vec(), p[3])).1)(1.0);
+        g.push(gc);
+        g
+    };
+    let jvp = |p: &[f64], d: &[f64]| {
+        ad::jvp(
+            moved_after_loop,
+            (p[..3].to_vec(), p[3]),
+            (d[..3].to_vec(), d[3]),
+        )
+        .1
+    };
+    check("moved_after_loop", &p, &f, &grad, &vjp, &jvp);
 }

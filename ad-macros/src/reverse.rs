@@ -104,6 +104,14 @@ pub struct Reverse<'a> {
     slice_reads: HashMap<u32, (Var, bool)>,
     /// The literals, by value, for calls written again as the user wrote them.
     literals: HashMap<u32, TokenStream>,
+    /// Calls some of whose arguments the reverse sweep computes again instead of keeping them
+    /// (a number parameter the function never assigns, a replayed loop's variable, an element
+    /// of a slice parameter): per argument, those tokens, or `None` for an argument kept in the
+    /// record.
+    call_args: HashMap<u32, Vec<Option<TokenStream>>>,
+    /// Replayed loops whose range the reverse sweep can compute again: the range, whose length
+    /// is the trip count, which then stays off the tape.
+    trips: HashMap<*const Inst, TokenStream>,
 }
 
 /// Where the reverse sweep finds an operand of a record.
@@ -115,6 +123,14 @@ enum Src {
     Literal(TokenStream),
     /// The same value as the record's field `k` (`a * a`): kept once.
     Same(usize),
+    /// An element of a `&[T]` parameter, `ident[index]`: the tape keeps the index instead, and
+    /// the reverse sweep binds it to `name`, where the indexing that read the element finds it
+    /// too, so one word serves both records.
+    Elem {
+        ident: Ident,
+        index: Value,
+        name: Ident,
+    },
     Unused,
 }
 
@@ -141,6 +157,8 @@ impl<'a> Reverse<'a> {
             replayed: HashMap::new(),
             slice_reads: crate::lower::slice_reads(func),
             literals: crate::lower::literals(func),
+            call_args: HashMap::new(),
+            trips: HashMap::new(),
         };
         r.scan(&func.body);
         // Which adjoints receive something is a backward flow from the result and the returns:
@@ -335,6 +353,110 @@ impl<'a> Reverse<'a> {
                 _ => {}
             }
         }
+        // Ranges of replayed loops that read only parameters never written, enclosing replayed
+        // loops' variables and locals bound once to values the reverse sweep has.
+        let written: HashSet<u32> = insts
+            .iter()
+            .flat_map(|inst| match inst {
+                Inst::Opaque {
+                    reads,
+                    may_write: true,
+                    ..
+                }
+                | Inst::Verbatim {
+                    reads,
+                    may_write: true,
+                    ..
+                } => reads.iter().map(|v| v.0).collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        for inst in &insts {
+            let Inst::Loop {
+                head: crate::ir::LoopHead::For { iter, .. },
+                ..
+            } = inst
+            else {
+                continue;
+            };
+            let key = std::ptr::from_ref(*inst);
+            if !self.replayed.contains_key(&key) {
+                continue;
+            }
+            let Some(Inst::Opaque { tokens, reads, .. }) = insts
+                .iter()
+                .find(|i| matches!(i, Inst::Opaque { out, .. } if out == iter))
+            else {
+                continue;
+            };
+            let mut subst: Vec<(String, TokenStream)> = Vec::new();
+            let ok = reads.iter().all(|r| {
+                let name = self.func.vars[r.0 as usize].ident.unraw().to_string();
+                if subst.iter().any(|(n, _)| *n == name) || written.contains(&r.0) {
+                    return false;
+                }
+                // A parameter the forward sweep cannot have moved: a number, a slice, an array.
+                let kept = self.func.vars[r.0 as usize].ty.as_ref().is_some_and(|t| {
+                    is_number_type(t)
+                        || crate::lower::slice_of(t).is_some()
+                        || matches!(t, syn::Type::Array(a) if is_number_type(&a.elem))
+                });
+                let to = if stable.contains(&r.0) && kept {
+                    let ident = &self.func.vars[r.0 as usize].ident;
+                    quote!(#ident)
+                } else if loop_vars.contains(&r.0) {
+                    let ri = replay_ident(*r);
+                    quote!(#ri)
+                } else {
+                    match bound.get(&r.0) {
+                        Some(Src::Inline(t) | Src::Literal(t)) => quote!((#t)),
+                        _ => return false,
+                    }
+                };
+                subst.push((name, to));
+                true
+            });
+            if ok && let Some(range) = substitute(tokens, &subst) {
+                self.trips.insert(key, range);
+            }
+        }
+        // Arguments of calls, but not literals: their type comes from the callee's parameter,
+        // which the reverse sweep does not see. Only reads of variables of a number type and
+        // elements read by value (so `Copy`): the call may have moved anything else.
+        let copied_read = |v: Value| {
+            insts.iter().any(|inst| match inst {
+                Inst::Read { out, var, .. } => {
+                    *out == v
+                        && (loop_vars.contains(&var.0)
+                            || self.func.vars[var.0 as usize]
+                                .ty
+                                .as_ref()
+                                .is_some_and(is_number_type))
+                }
+                Inst::Index { out, .. } => *out == v,
+                _ => false,
+            })
+        };
+        for inst in &insts {
+            if let Inst::Call { out, args, .. } = inst
+                && self.active(*out)
+            {
+                let again: Vec<Option<TokenStream>> = args
+                    .iter()
+                    .map(|a| match defs.get(&a.0) {
+                        Some(Src::Inline(t))
+                            if !self.slice_reads.contains_key(&a.0) && copied_read(*a) =>
+                        {
+                            Some(t.clone())
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                if again.iter().any(Option::is_some) {
+                    self.call_args.insert(out.0, again);
+                }
+            }
+        }
         let src = |v: Value, needed: bool| -> Src {
             if !needed {
                 return Src::Unused;
@@ -394,10 +516,98 @@ impl<'a> Reverse<'a> {
                 | Inst::IndexAssign { id: out, .. } => *out,
                 _ => unreachable!(),
             };
-            if !layout.iter().any(|f| matches!(f, Src::Tape)) {
+            if !layout
+                .iter()
+                .any(|f| matches!(f, Src::Tape | Src::Elem { .. }))
+            {
                 self.recorded.retain(|v| *v != out);
             }
             self.layouts.insert(out.0, layout);
+        }
+        if !self.has_returns() {
+            self.plan_shared_indices(&self.func.body, false);
+        }
+    }
+
+    /// Finds the reads `p[i]` of a `&[T]` parameter whose index goes on the tape, followed in the
+    /// same block, with only reads and arithmetic between, by a multiplication that keeps the
+    /// element: the multiplication keeps `i` instead and reads `p[i]` again (`p` cannot be
+    /// written), and the read's own record goes. The reverse sweep of the multiplication runs
+    /// just before that of the read, in the same scope, so the index it binds is there for the
+    /// read. Not where the reverse sweep may not be live (a function with `return`s, a loop
+    /// body an exit can leave), whose instructions are guarded one by one, each in a scope of
+    /// its own.
+    fn plan_shared_indices(&mut self, b: &'a Block, exits: bool) {
+        for (pos, inst) in b.insts.iter().enumerate() {
+            match inst {
+                Inst::Block { block, .. } => self.plan_shared_indices(block, exits),
+                Inst::If {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    self.plan_shared_indices(then_block, exits);
+                    self.plan_shared_indices(else_block, exits);
+                }
+                Inst::Loop { body, .. } => {
+                    self.plan_shared_indices(body, exits || loop_mode(body) != LoopMode::Plain);
+                }
+                Inst::Index {
+                    out,
+                    var,
+                    ident,
+                    index,
+                } if !exits
+                    && matches!(
+                        self.layouts.get(&out.0).map(Vec::as_slice),
+                        Some([Src::Tape])
+                    )
+                    && self.func.params.iter().any(|p| p.var == *var)
+                    && self.func.vars[var.0 as usize]
+                        .ty
+                        .as_ref()
+                        .and_then(crate::lower::slice_of)
+                        .is_some_and(|(mutable, _)| !mutable) =>
+                {
+                    for later in &b.insts[pos + 1..] {
+                        match later {
+                            Inst::Arith {
+                                out: m,
+                                op: Arith::Mul,
+                                a,
+                                b: bb,
+                                ..
+                            } if a == out || bb == out => {
+                                let k = usize::from(a != out);
+                                let name = hyg(&format!("__j{}", out.0));
+                                if let Some(layout) = self.layouts.get_mut(&m.0)
+                                    && matches!(layout[k], Src::Tape)
+                                {
+                                    layout[k] = Src::Elem {
+                                        ident: ident.clone(),
+                                        index: *index,
+                                        name: name.clone(),
+                                    };
+                                    self.layouts.insert(out.0, vec![Src::Inline(quote!(#name))]);
+                                    self.recorded.retain(|v| v != out);
+                                }
+                                break;
+                            }
+                            // Nothing between writes a variable or leaves the block.
+                            Inst::Read { .. }
+                            | Inst::Const { .. }
+                            | Inst::Index { .. }
+                            | Inst::Arith { .. }
+                            | Inst::Neg { .. }
+                            | Inst::Inactive { .. }
+                            | Inst::Method { .. }
+                            | Inst::Cast { .. } => {}
+                            _ => break,
+                        }
+                    }
+                }
+                _ => {}
+            }
         }
     }
 
@@ -469,7 +679,7 @@ impl<'a> Reverse<'a> {
             Some(layout) => values
                 .into_iter()
                 .zip(layout)
-                .filter(|(_, f)| matches!(f, Src::Tape))
+                .filter(|(_, f)| matches!(f, Src::Tape | Src::Elem { .. }))
                 .map(|(v, _)| v)
                 .collect(),
             None => values,
@@ -485,13 +695,10 @@ impl<'a> Reverse<'a> {
         };
         match &layout[k] {
             Src::Tape => {
-                let pos = layout[..k]
-                    .iter()
-                    .filter(|f| matches!(f, Src::Tape))
-                    .count();
-                let idx = syn::Index::from(pos);
+                let idx = syn::Index::from(Self::tape_pos(layout, k));
                 quote!(#r.#idx)
             }
+            Src::Elem { ident, name, .. } => quote!(#ident[#name]),
             Src::Inline(tokens) => tokens.clone(),
             Src::Same(j) => self.field(out, *j, r),
             Src::Literal(tokens) => {
@@ -501,6 +708,30 @@ impl<'a> Reverse<'a> {
             }
             Src::Unused => quote!(::core::unreachable!()),
         }
+    }
+
+    /// The position on the tape of field `k` of a record laid out as `layout`.
+    fn tape_pos(layout: &[Src], k: usize) -> usize {
+        layout[..k]
+            .iter()
+            .filter(|f| matches!(f, Src::Tape | Src::Elem { .. }))
+            .count()
+    }
+
+    /// Binds the indices that `out`'s record keeps for elements (`Src::Elem`), from the popped
+    /// tuple `r`.
+    fn bind_elems(&self, out: Value, r: &Ident) -> TokenStream {
+        let Some(layout) = self.layouts.get(&out.0) else {
+            return TokenStream::new();
+        };
+        let mut ts = TokenStream::new();
+        for (k, f) in layout.iter().enumerate() {
+            if let Src::Elem { name, .. } = f {
+                let idx = syn::Index::from(Self::tape_pos(layout, k));
+                ts.extend(quote!(let #name = #r.#idx;));
+            }
+        }
+        ts
     }
 
     /// Whether `out`'s instruction keeps a record.
@@ -1241,7 +1472,20 @@ impl<'a> Reverse<'a> {
                 if self.active(*out) {
                     let y = v_ident(*out);
                     match op {
-                        Arith::Mul | Arith::Rem => ts.extend(self.record(*out, &[pa, pb])),
+                        Arith::Mul => {
+                            // An element kept as its index: the index as the read used it (only
+                            // reads and arithmetic since, so it still holds).
+                            let mut values = vec![pa, pb];
+                            if let Some(layout) = self.layouts.get(&out.0) {
+                                for (k, f) in layout.iter().enumerate() {
+                                    if let Src::Elem { index, .. } = f {
+                                        values[k] = self.p(*index, al);
+                                    }
+                                }
+                            }
+                            ts.extend(self.record(*out, &values));
+                        }
+                        Arith::Rem => ts.extend(self.record(*out, &[pa, pb])),
                         Arith::Div => ts.extend(self.record(*out, &[pb, quote!(#y)])),
                         Arith::Add | Arith::Sub => {}
                     }
@@ -1308,13 +1552,16 @@ impl<'a> Reverse<'a> {
                     })
                     .collect();
                 let mut call_args = Vec::new();
-                for (a, p) in args.iter().zip(&pargs) {
+                let again = self.call_args.get(&out.0);
+                for (i, (a, p)) in args.iter().zip(&pargs).enumerate() {
                     call_args.push(match self.slice_reads.get(&a.0) {
                         Some((var, true)) if self.lent_twice(args, *var) => quote!(&*#p),
                         Some((_, true)) => quote!(#krate::__private::lend(&mut *#p)),
                         Some((_, false)) => p.clone(),
                         None => {
-                            kept_args.push(quote!(::core::clone::Clone::clone(&#p)));
+                            if again.is_none_or(|g| g[i].is_none()) {
+                                kept_args.push(quote!(::core::clone::Clone::clone(&#p)));
+                            }
                             p.clone()
                         }
                     });
@@ -1535,6 +1782,14 @@ impl<'a> Reverse<'a> {
                 let n = hyg(&format!("__n{}", self.loop_index(inst)));
                 let mut inner = al.clone();
                 let body = self.forward_block(body, &mut inner, decisions);
+                if self.trips.contains_key(&std::ptr::from_ref(inst))
+                    && let crate::ir::LoopHead::For { pat, var, iter, .. } = head
+                {
+                    // The reverse sweep computes the trip count from the range again.
+                    let it = self.p(*iter, al);
+                    let witness = var.map(|v| self.binding_witness(v));
+                    return quote!(for #pat in #it { #witness #body });
+                }
                 let looped = match head {
                     crate::ir::LoopHead::For { pat, var, iter, .. } => {
                         let it = self.p(*iter, al);
@@ -1760,7 +2015,8 @@ impl<'a> Reverse<'a> {
                         let inner = self.with_adjoint(*out, body);
                         if self.keeps(*out) {
                             let pop = self.pop_record(*out);
-                            quote!(let #r = #pop; #inner)
+                            let elems = self.bind_elems(*out, &r);
+                            quote!(let #r = #pop; #elems #inner)
                         } else {
                             inner
                         }
@@ -1844,7 +2100,8 @@ impl<'a> Reverse<'a> {
                         extra.push(quote!(let mut #copy = #r.0.#idx;));
                     }
                     let mut k = copied.len();
-                    for a in args {
+                    let again = self.call_args.get(&out.0);
+                    for (i, a) in args.iter().enumerate() {
                         match self.slice_reads.get(&a.0) {
                             Some((var, mutable)) => {
                                 let ident = &self.func.vars[var.0 as usize].ident;
@@ -1868,9 +2125,16 @@ impl<'a> Reverse<'a> {
                                 }
                             }
                             None => {
-                                let idx = syn::Index::from(k);
-                                k += 1;
-                                call_args.push(quote!(#r.0.#idx));
+                                match again.and_then(|g| g[i].as_ref()) {
+                                    Some(t) => {
+                                        call_args.push(quote!(::core::clone::Clone::clone(&#t)))
+                                    }
+                                    None => {
+                                        let idx = syn::Index::from(k);
+                                        k += 1;
+                                        call_args.push(quote!(#r.0.#idx));
+                                    }
+                                }
                                 buffers.push(quote!(()));
                             }
                         }
@@ -1891,14 +2155,37 @@ impl<'a> Reverse<'a> {
                         #got
                     })
                 } else {
-                    crate::expand::call_site(
+                    // The record again, with the arguments computed again put back in place.
+                    let rec = match self.call_args.get(&out.0) {
+                        Some(again) => {
+                            let mut k = 0;
+                            let fields = again.iter().map(|t| match t {
+                                Some(t) => quote!(::core::clone::Clone::clone(&#t)),
+                                None => {
+                                    let idx = syn::Index::from(k);
+                                    k += 1;
+                                    quote!(#r.0.#idx)
+                                }
+                            });
+                            let fields: Vec<TokenStream> = fields.collect();
+                            quote!(((#(#fields,)*), #r.1))
+                        }
+                        None => quote!(#r),
+                    };
+                    // Bound once: the call site names the record twice.
+                    let full = hyg("__full");
+                    let call = crate::expand::call_site(
                         krate,
                         &self.caller,
                         *span,
                         "__backward",
-                        quote!(#tape, #r, #adjoint),
+                        quote!(#tape, #full, #adjoint),
                         callee,
-                    )
+                    );
+                    quote!({
+                        let #full = #rec;
+                        #call
+                    })
                 };
                 quote! {
                     let #r = #pop;
@@ -2029,10 +2316,18 @@ impl<'a> Reverse<'a> {
                 let inner = self.reverse_block(body);
                 match self.replayed.get(&std::ptr::from_ref(inst)) {
                     // The loop variable again, last iteration first.
-                    Some((ident, start)) => quote! {
-                        let #n: usize = #tape.pop();
+                    Some((ident, start)) => {
+                        let trips = match self.trips.get(&std::ptr::from_ref(inst)) {
+                            Some(range) => {
+                                quote!(::core::iter::Iterator::size_hint(&(#range)).0)
+                            }
+                            None => quote!(#tape.pop()),
+                        };
+                        quote! {
+                        let #n: usize = #trips;
                         for #ident in ((#start)..#krate::__private::offset(#start, #n)).rev() { #inner }
-                    },
+                        }
+                    }
                     None => quote! {
                         let #n: usize = #tape.pop();
                         for _ in 0..#n { #inner }
@@ -2298,7 +2593,7 @@ fn token_count(tokens: &TokenStream) -> usize {
 fn raw(defs: &HashMap<u32, Src>, v: Value) -> Option<TokenStream> {
     match defs.get(&v.0)? {
         Src::Inline(t) | Src::Literal(t) => Some(t.clone()),
-        Src::Tape | Src::Same(_) | Src::Unused => None,
+        Src::Tape | Src::Same(_) | Src::Elem { .. } | Src::Unused => None,
     }
 }
 
@@ -2310,6 +2605,68 @@ fn index_src(defs: &HashMap<u32, Src>, v: Value) -> Src {
 /// The name the reverse sweep binds a replayed loop's variable to.
 fn replay_ident(var: Var) -> Ident {
     hyg(&format!("__ri{}", var.0))
+}
+
+/// Whether `ty` is a primitive number type, which is `Copy`.
+fn is_number_type(ty: &syn::Type) -> bool {
+    const NUMBERS: [&str; 14] = [
+        "f32", "f64", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64",
+        "u128", "usize",
+    ];
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => p
+            .path
+            .get_ident()
+            .is_some_and(|i| NUMBERS.iter().any(|n| i == n)),
+        syn::Type::Paren(p) => is_number_type(&p.elem),
+        syn::Type::Group(g) => is_number_type(&g.elem),
+        _ => false,
+    }
+}
+
+/// `tokens` with each identifier replaced by its tokens in `substs`, if every identifier is one
+/// of them, or `.len()`: no call, path, cast or macro that could compute something else the
+/// second time.
+fn substitute(tokens: &TokenStream, substs: &[(String, TokenStream)]) -> Option<TokenStream> {
+    use proc_macro2::{Delimiter, Group, TokenTree};
+    let tts: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    let mut out = TokenStream::new();
+    for (k, tt) in tts.iter().enumerate() {
+        match tt {
+            TokenTree::Ident(i) => {
+                let is_len = i == "len"
+                    && k > 0
+                    && matches!(&tts[k - 1], TokenTree::Punct(p) if p.as_char() == '.')
+                    && matches!(tts.get(k + 1), Some(TokenTree::Group(g))
+                        if g.delimiter() == Delimiter::Parenthesis && g.stream().is_empty());
+                if is_len {
+                    out.extend([tt.clone()]);
+                } else {
+                    let name = i.unraw().to_string();
+                    let (_, to) = substs.iter().find(|(n, _)| *n == name)?;
+                    out.extend(to.clone());
+                }
+            }
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis => {
+                // Parentheses after a name only as `.len()`.
+                if k > 0
+                    && matches!(&tts[k - 1], TokenTree::Ident(i)
+                        if i != "len" || !g.stream().is_empty())
+                {
+                    return None;
+                }
+                let mut inner = Group::new(g.delimiter(), substitute(&g.stream(), substs)?);
+                inner.set_span(g.span());
+                out.extend([TokenTree::Group(inner)]);
+            }
+            TokenTree::Group(_) => return None,
+            TokenTree::Punct(p) if matches!(p.as_char(), ':' | '!' | '#' | '$' | '\'') => {
+                return None;
+            }
+            _ => out.extend([tt.clone()]),
+        }
+    }
+    Some(out)
 }
 
 /// `tokens` with each identifier named in `renames` replaced (not a field, method or path
