@@ -2634,9 +2634,12 @@ fn substitute(tokens: &TokenStream, substs: &[(String, TokenStream)]) -> Option<
     for (k, tt) in tts.iter().enumerate() {
         match tt {
             TokenTree::Ident(i) => {
+                // A method call `receiver.len()`: the `.` follows a name (substituted below) or
+                // a group, not another `.` (`0..len()` calls a function named `len`).
                 let is_len = i == "len"
-                    && k > 0
+                    && k > 1
                     && matches!(&tts[k - 1], TokenTree::Punct(p) if p.as_char() == '.')
+                    && matches!(&tts[k - 2], TokenTree::Ident(_) | TokenTree::Group(_))
                     && matches!(tts.get(k + 1), Some(TokenTree::Group(g))
                         if g.delimiter() == Delimiter::Parenthesis && g.stream().is_empty());
                 if is_len {
@@ -2660,7 +2663,8 @@ fn substitute(tokens: &TokenStream, substs: &[(String, TokenStream)]) -> Option<
                 out.extend([TokenTree::Group(inner)]);
             }
             TokenTree::Group(_) => return None,
-            TokenTree::Punct(p) if matches!(p.as_char(), ':' | '!' | '#' | '$' | '\'') => {
+            // `|` too: a closure's parameters are names that must not be substituted.
+            TokenTree::Punct(p) if matches!(p.as_char(), ':' | '!' | '#' | '$' | '\'' | '|') => {
                 return None;
             }
             _ => out.extend([tt.clone()]),
