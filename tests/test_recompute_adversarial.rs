@@ -19,68 +19,10 @@
 
 use ad::differentiable;
 
-type F1<'a> = dyn Fn(&[f64]) -> f64 + 'a;
-type G1<'a> = dyn Fn(&[f64]) -> Vec<f64> + 'a;
-type J1<'a> = dyn Fn(&[f64], &[f64]) -> f64 + 'a;
+#[macro_use]
+mod fd_check;
 
-fn close(a: f64, b: f64, tol: f64) -> bool {
-    (a - b).abs() <= tol * a.abs().max(b.abs()).max(1.0)
-}
-
-fn fd(f: &F1<'_>, x: &[f64]) -> Vec<f64> {
-    let h = 1e-6;
-    (0..x.len())
-        .map(|i| {
-            let (mut hi, mut lo) = (x.to_vec(), x.to_vec());
-            hi[i] += h;
-            lo[i] -= h;
-            (f(&hi) - f(&lo)) / (2.0 * h)
-        })
-        .collect()
-}
-
-#[track_caller]
-fn check(name: &str, x: &[f64], f: &F1<'_>, grad: &G1<'_>, vjp: &G1<'_>, jvp: &J1<'_>) {
-    let want = fd(f, x);
-    let g = grad(x);
-    let v = vjp(x);
-    let t: Vec<f64> = (0..x.len())
-        .map(|i| {
-            let mut e = vec![0.0; x.len()];
-            e[i] = 1.0;
-            jvp(x, &e)
-        })
-        .collect();
-    let mut bad = Vec::new();
-    for i in 0..x.len() {
-        if !close(g[i], want[i], 1e-6) || !close(v[i], want[i], 1e-6) || !close(t[i], want[i], 1e-6)
-        {
-            bad.push(i);
-        }
-    }
-    assert!(
-        bad.is_empty(),
-        "{name}: coordinates {bad:?} differ\n  finite differences {want:?}\n  jvp                {t:?}\n  value_and_grad     {g:?}\n  vjp                {v:?}"
-    );
-}
-
-/// A test of `f(x: &[f64], extra inactive arguments...)`.
-macro_rules! probe {
-    ($t:ident, $f:ident, [$($x:expr),*] $(, $extra:expr)*) => {
-        #[test]
-        fn $t() {
-            let x = [$($x),*];
-            check(
-                stringify!($f),
-                &x,
-                &|x| $f(x $(, $extra)*),
-                &|x| ad::value_and_grad($f, (x, $($extra,)*)).1.0,
-                &|x| (ad::vjp($f, (x, $($extra,)*)).1)(1.0).0,
-                &|x, d| ad::jvp($f, (x, $($extra,)*), (d, $({ let _ = $extra; ad::NoTangent },)*)).1,
-            );
-        }
-    };
-}
+use fd_check::{check, close, fd};
 
 // ---------------------------------------------------------------------------------------------
 // Reassignment after use, compound assignment.
