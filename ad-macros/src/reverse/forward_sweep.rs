@@ -1,0 +1,492 @@
+//! The forward sweep: the primal's operations in order, with the records the reverse sweep
+//! pops.
+
+use super::*;
+
+impl<'a> Reverse<'a> {
+    /// `code` runs only while the reverse sweep is live (after the return point it started from).
+    pub(super) fn guard(&self, code: TokenStream) -> TokenStream {
+        if self.guarded() {
+            let live = hyg("__live");
+            quote!(if #live { #code })
+        } else {
+            code
+        }
+    }
+
+    pub(super) fn p(&self, v: Value, al: &Aliases) -> TokenStream {
+        match al.0.get(&v.0) {
+            Some(ts) => ts.clone(),
+            None => {
+                let id = v_ident(v);
+                quote!(#id)
+            }
+        }
+    }
+
+    /// Reverse mode tells variables apart by name; rustc, by name and macro context. Each binding
+    /// declares a zero-sized witness of its number, named after the variable with the variable's
+    /// own span, and each read or write checks that the witness rustc finds is that of the
+    /// variable the macro means: where two contexts share a name, that is a compile error
+    /// instead of an adjoint routed to the wrong variable.
+    pub(super) fn witness_ident(name: &Ident) -> Ident {
+        Ident::new(&format!("__ad_w_{}", name.unraw()), name.span())
+    }
+
+    pub(super) fn binding_witness(&self, var: Var) -> TokenStream {
+        let krate = self.krate;
+        let w = Self::witness_ident(&self.func.vars[var.0 as usize].ident);
+        let k = var.0 as usize;
+        quote!(let #w = #krate::__private::Binding::<#k>;)
+    }
+
+    pub(super) fn binding_check(&self, var: Var, at: &Ident) -> TokenStream {
+        let krate = self.krate.clone();
+        let w = Self::witness_ident(at);
+        let k = var.0 as usize;
+        let span = at.span();
+        let krate_here = crate::expand::respan(&krate, span);
+        quote_spanned!(span=> #w.same_as::<#krate_here::__private::Binding<#k>>();)
+    }
+
+    /// Keeps what the reverse sweep needs of `out`'s instruction: in its slot, and on the tape
+    /// unless both sweeps run in this one call and the instruction runs once (outside loops).
+    pub(super) fn record(&self, out: Value, values: &[TokenStream]) -> TokenStream {
+        if !self.keeps(out) {
+            return TokenStream::new();
+        }
+        let values = self.taped(out, values.to_vec());
+        let tape = hyg("__tape");
+        let s = s_ident(out);
+        let r = hyg("__rec");
+        let push = if self.in_loop.contains(&out.0) {
+            quote!(#tape.push(::core::clone::Clone::clone(&#r));)
+        } else {
+            let joint = hyg("__joint");
+            quote!(if !#joint { #tape.push(::core::clone::Clone::clone(&#r)); })
+        };
+        quote! {
+            let #r = (#(::core::clone::Clone::clone(&#values),)*);
+            #push
+            #s = ::core::option::Option::Some(#r);
+        }
+    }
+
+    /// The forward sweep of a block. `decisions` are the enclosing constructs that an exit can
+    /// leave, innermost last: an exit records for them what they record when they complete.
+    pub(super) fn forward_block(
+        &mut self,
+        b: &Block,
+        al: &mut Aliases,
+        decisions: &[Enclosing],
+    ) -> TokenStream {
+        let mut out = TokenStream::new();
+        for inst in &b.insts {
+            out.extend(self.forward_inst(inst, al, decisions));
+        }
+        out
+    }
+
+    pub(super) fn forward_value_block(
+        &mut self,
+        b: &Block,
+        al: &Aliases,
+        decisions: &[Enclosing],
+    ) -> TokenStream {
+        let mut inner = al.clone();
+        let body = self.forward_block(b, &mut inner, decisions);
+        let tail = b.result.map(|r| self.p(r, &inner));
+        quote!({ #body #tail })
+    }
+
+    pub(super) fn def(out: Value, primal: TokenStream) -> TokenStream {
+        let v = v_ident(out);
+        quote!(let #v = #primal;)
+    }
+
+    pub(super) fn forward_inst(
+        &mut self,
+        inst: &Inst,
+        al: &mut Aliases,
+        decisions: &[Enclosing],
+    ) -> TokenStream {
+        let krate = self.krate.clone();
+        let tape = hyg("__tape");
+        match inst {
+            Inst::Const { out, tokens } => {
+                if crate::forward::is_untyped_number(tokens) {
+                    Self::def(*out, tokens.clone())
+                } else {
+                    al.0.insert(out.0, tokens.clone());
+                    TokenStream::new()
+                }
+            }
+            Inst::Opaque { out, tokens, .. } => Self::def(*out, tokens.clone()),
+            Inst::Read { out, var, ident } => {
+                let check = self.binding_check(*var, ident);
+                if self.func.values[out.0 as usize].needs_copy {
+                    let mut ts = check;
+                    ts.extend(Self::def(*out, quote!(#ident)));
+                    ts
+                } else {
+                    al.0.insert(out.0, quote!(#ident));
+                    check
+                }
+            }
+            Inst::Neg { out, a } => {
+                let pa = self.p(*a, al);
+                Self::def(*out, quote!(-#pa))
+            }
+            Inst::Arith {
+                out,
+                op,
+                a,
+                b,
+                op_tokens,
+            } => {
+                let (pa, pb) = (self.p(*a, al), self.p(*b, al));
+                let mut ts = Self::def(*out, quote!(#pa #op_tokens #pb));
+                if self.active(*out) {
+                    let y = v_ident(*out);
+                    match op {
+                        Arith::Mul => {
+                            // An element kept as its index: the index as the read used it (only
+                            // reads and arithmetic since, so it still holds).
+                            let mut values = vec![pa, pb];
+                            if let Some(layout) = self.layouts.get(&out.0) {
+                                for (k, f) in layout.iter().enumerate() {
+                                    if let Src::Elem { index, .. } = f {
+                                        values[k] = self.p(*index, al);
+                                    }
+                                }
+                            }
+                            ts.extend(self.record(*out, &values));
+                        }
+                        Arith::Rem => ts.extend(self.record(*out, &[pa, pb])),
+                        Arith::Div => ts.extend(self.record(*out, &[pb, quote!(#y)])),
+                        Arith::Add | Arith::Sub => {}
+                    }
+                }
+                ts
+            }
+            Inst::Inactive {
+                out,
+                a,
+                b,
+                op_tokens,
+            } => {
+                let (pa, pb) = (self.p(*a, al), self.p(*b, al));
+                Self::def(*out, quote!(#pa #op_tokens #pb))
+            }
+            Inst::Method {
+                out,
+                method,
+                ufcs,
+                recv,
+                args,
+                ..
+            } => {
+                let pr = self.p(*recv, al);
+                let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
+                let primal = crate::prims::call_tokens(ufcs.as_ref(), method, &pr, &pargs);
+                let mut ts = Self::def(*out, primal);
+                if self.active(*out) {
+                    let y = v_ident(*out);
+                    let mut rec = vec![pr];
+                    rec.extend(pargs);
+                    rec.push(quote!(#y));
+                    ts.extend(self.record(*out, &rec));
+                }
+                ts
+            }
+            Inst::Call {
+                out,
+                callee,
+                args,
+                span,
+                parens,
+            } => {
+                let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
+                if !self.active(*out) {
+                    let call =
+                        crate::lower::plain_call(&self.literals, callee, parens, args, &|a| {
+                            self.p(a, al)
+                        });
+                    return Self::def(*out, call);
+                }
+                let v = v_ident(*out);
+                // Slice parameters are lent to the callee (an output as `&mut *y`, or as `&*y`
+                // when passed twice), and the reverse sweep passes them again with their
+                // buffers; an output goes again as the copy taken here, since the function may
+                // write it after the call. The other arguments are kept before the call takes
+                // them, after the copies.
+                let copied = self.copied_outputs(args);
+                let mut kept_args: Vec<TokenStream> = copied
+                    .iter()
+                    .map(|var| {
+                        let ident = &self.func.vars[var.0 as usize].ident;
+                        quote!(#ident.to_vec())
+                    })
+                    .collect();
+                let mut call_args = Vec::new();
+                let again = self.call_args.get(&out.0);
+                for (i, (a, p)) in args.iter().zip(&pargs).enumerate() {
+                    call_args.push(match self.slice_reads.get(&a.0) {
+                        Some((var, true)) if self.lent_twice(args, *var) => quote!(&*#p),
+                        Some((_, true)) => quote!(#krate::__private::lend(&mut *#p)),
+                        Some((_, false)) => p.clone(),
+                        None => {
+                            if again.is_none_or(|g| g[i].is_none()) {
+                                kept_args.push(quote!(::core::clone::Clone::clone(&#p)));
+                            }
+                            p.clone()
+                        }
+                    });
+                }
+                let call = crate::expand::call_site(
+                    &krate,
+                    &self.caller,
+                    *span,
+                    "__augmented",
+                    quote!(#tape, (#(#call_args,)*)),
+                    callee,
+                );
+                let kept = hyg("__args");
+                let mut ts = quote! {
+                    let #kept = (#(#kept_args,)*);
+                    let #v = #call;
+                };
+                ts.extend(self.record(*out, &[quote!(#kept), quote!(#v)]));
+                ts
+            }
+            Inst::Cast { out, a, ty } => {
+                let pa = self.p(*a, al);
+                let mut ts = Self::def(*out, quote!(#pa as #ty));
+                if self.active(*out) {
+                    ts.extend(self.record(*out, &[pa]));
+                }
+                ts
+            }
+            Inst::Tuple { out, elems } => {
+                let ps: Vec<TokenStream> = elems.iter().map(|e| self.p(*e, al)).collect();
+                Self::def(*out, quote!((#(#ps,)*)))
+            }
+            Inst::Field { out, a, index } => {
+                let pa = self.p(*a, al);
+                let mut ts = Self::def(*out, quote!(#pa.#index));
+                if self.active(*out) {
+                    ts.extend(self.record(*out, &[pa]));
+                }
+                ts
+            }
+            Inst::Let { var, init } => {
+                let data = &self.func.vars[var.0 as usize];
+                let x = &data.ident;
+                let m = data.mutable.then(|| quote!(mut));
+                let ty = data.ty.as_ref().map(|t| quote!(: #t));
+                let pinit = init.map(|v| {
+                    let p = self.p(v, al);
+                    quote!(= #p)
+                });
+                let witness = self.binding_witness(*var);
+                let kind = self.indexed.contains(&var.0).then(|| {
+                    let k = k_ident(*var);
+                    match (init, &data.ty) {
+                        (Some(_), _) => quote!(#k = ::core::option::Option::Some(#krate::__private::type_of(&#x));),
+                        (None, Some(t)) => quote!(#k = ::core::option::Option::Some(::core::marker::PhantomData::<fn() -> #t>);),
+                        (None, None) => TokenStream::new(),
+                    }
+                });
+                quote!(let #m #x #ty #pinit; #witness #kind)
+            }
+            Inst::Assign { ident, value, var } => {
+                let p = self.p(*value, al);
+                let check = self.binding_check(*var, ident);
+                quote!(#check #ident = #p;)
+            }
+            Inst::Block { out, block } => {
+                let body = self.forward_value_block(block, al, decisions);
+                match out {
+                    Some(o) => Self::def(*o, body),
+                    None => quote!(#body;),
+                }
+            }
+            Inst::If {
+                out,
+                cond,
+                then_block,
+                else_block,
+            } => {
+                let n = self.ifs[&std::ptr::from_ref(inst)];
+                let c = hyg(&format!("__c{n}"));
+                let pc = self.p(*cond, al);
+                let mut inner: Vec<Enclosing> = decisions.to_vec();
+                inner.push(Enclosing::If(c.clone()));
+                let then_b = self.forward_value_block(then_block, al, &inner);
+                let else_b = self.forward_value_block(else_block, al, &inner);
+                let expr = quote!(if #c #then_b else #else_b);
+                let bind = match out {
+                    Some(o) => Self::def(*o, expr),
+                    None => quote!(#expr;),
+                };
+                quote! {
+                    let #c: bool = #pc;
+                    #bind
+                    #tape.push(#c);
+                }
+            }
+            Inst::Return { value } => {
+                let k = self.returns[&std::ptr::from_ref(inst)];
+                let p = self.p(*value, al);
+                // What the enclosing constructs record, innermost first, so the outermost is on
+                // top; then the return point. A loop left here records this return as the way
+                // its last iteration ended, then its trip count.
+                let pushes = decisions.iter().rev().map(|e| match e {
+                    Enclosing::If(c) => quote!(#tape.push(#c);),
+                    Enclosing::Loop { trips, .. } => quote!(#tape.push(#k); #tape.push(#trips);),
+                });
+                let fwd_label = syn::Lifetime {
+                    apostrophe: Span::mixed_site(),
+                    ident: hyg("__fwd"),
+                };
+                quote! {
+                    #(#pushes)*
+                    #tape.push(#k);
+                    break #fwd_label ::core::option::Option::Some(#p);
+                }
+            }
+            // The body's own items stand at the top of the function already.
+            Inst::Verbatim { item: true, .. }
+                if self.func.body.insts.iter().any(|i| std::ptr::eq(i, inst)) =>
+            {
+                TokenStream::new()
+            }
+            Inst::Verbatim { tokens, .. } => tokens.clone(),
+            Inst::Index {
+                out,
+                var,
+                ident,
+                index,
+            } => {
+                let check = self.binding_check(*var, ident);
+                let i = self.p(*index, al);
+                let mut ts = check;
+                ts.extend(Self::def(*out, quote!(#ident[#i])));
+                if self.active(*out) {
+                    ts.extend(self.record(*out, &[i]));
+                }
+                ts
+            }
+            Inst::IndexAssign {
+                id,
+                var,
+                ident,
+                index,
+                value,
+            } => {
+                let check = self.binding_check(*var, ident);
+                let i = self.p(*index, al);
+                let p = self.p(*value, al);
+                let mut ts = check;
+                if self.act.var(*var) {
+                    let k = hyg(&format!("__i{}", id.0));
+                    ts.extend(quote!(let #k: usize = #i; #ident[#k] = #p;));
+                    ts.extend(self.record(*id, &[quote!(#k)]));
+                } else {
+                    ts.extend(quote!(#ident[#i] = #p;));
+                }
+                ts
+            }
+            Inst::Array { out, elems, vec } => {
+                let ps: Vec<TokenStream> = elems.iter().map(|e| self.p(*e, al)).collect();
+                Self::def(*out, crate::ir::array_tokens(&ps, *vec))
+            }
+            Inst::Repeat { out, elem, len } => {
+                let pe = self.p(*elem, al);
+                let n = match len {
+                    crate::ir::Len::Vec(n) => self.p(*n, al),
+                    crate::ir::Len::Const(_) => TokenStream::new(),
+                };
+                Self::def(*out, crate::ir::repeat_tokens(&pe, len, &n))
+            }
+            Inst::Sum {
+                out,
+                var,
+                ident,
+                tokens,
+                len,
+            } => {
+                let check = self.binding_check(*var, ident);
+                let mut ts = check;
+                ts.extend(Self::def(*out, tokens.clone()));
+                if self.active(*out) {
+                    let n = self.p(*len, al);
+                    ts.extend(self.record(*out, &[n]));
+                }
+                ts
+            }
+            Inst::Loop { head, body } if loop_mode(body) != LoopMode::Plain => {
+                self.forward_exit_loop(inst, head, body, al, decisions)
+            }
+            Inst::Break | Inst::Continue => {
+                let k = self.jumps[&std::ptr::from_ref(inst)];
+                // The decisions of the `if`s it leaves, innermost first, then how the iteration
+                // ended: on the tape, or, if only the last iteration can end early, in the
+                // loop's marker, which goes on the tape after the loop.
+                let mut pushes = TokenStream::new();
+                for e in decisions.iter().rev() {
+                    match e {
+                        Enclosing::If(c) => pushes.extend(quote!(#tape.push(#c);)),
+                        Enclosing::Loop { marker, .. } => {
+                            pushes.extend(match marker {
+                                Some(m) => quote!(#m = #k;),
+                                None => quote!(#tape.push(#k);),
+                            });
+                            break;
+                        }
+                    }
+                }
+                let jump = if matches!(inst, Inst::Break) {
+                    quote!(break;)
+                } else {
+                    quote!(continue;)
+                };
+                quote!(#pushes #jump)
+            }
+            Inst::Loop { head, body } => {
+                // The trip count goes on the tape after the loop: the reverse sweep runs the
+                // body's reverse that many times, each popping one iteration's records.
+                let n = hyg(&format!("__n{}", self.loop_index(inst)));
+                let mut inner = al.clone();
+                let body = self.forward_block(body, &mut inner, decisions);
+                if self.trips.contains_key(&std::ptr::from_ref(inst))
+                    && let crate::ir::LoopHead::For { pat, var, iter, .. } = head
+                {
+                    // The reverse sweep computes the trip count from the range again.
+                    let it = self.p(*iter, al);
+                    let witness = var.map(|v| self.binding_witness(v));
+                    return quote!(for #pat in #it { #witness #body });
+                }
+                let looped = match head {
+                    crate::ir::LoopHead::For { pat, var, iter, .. } => {
+                        let it = self.p(*iter, al);
+                        let witness = var.map(|v| self.binding_witness(v));
+                        quote!(for #pat in #it { #witness #body #n += 1; })
+                    }
+                    crate::ir::LoopHead::While { cond_block, cond } => {
+                        let mut c_al = al.clone();
+                        let c_body = self.forward_block(cond_block, &mut c_al, decisions);
+                        let c = self.p(*cond, &c_al);
+                        quote!(while { #c_body #c } { #body #n += 1; })
+                    }
+                    crate::ir::LoopHead::Infinite => quote!(loop { #body #n += 1; }),
+                };
+                quote! {
+                    let mut #n: usize = 0;
+                    #looped
+                    #tape.push(#n);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,567 @@
+//! Layout planning: what each record keeps, what the reverse sweep computes again, which loops
+//! it replays and which indices are shared.
+
+use super::*;
+
+impl<'a> Reverse<'a> {
+    /// Decides, for each arithmetic and method record, which operands go on the tape; drops the
+    /// records that keep nothing.
+    pub(super) fn plan_layouts(&mut self) {
+        let mut defs: HashMap<u32, Src> = HashMap::new();
+        let mut assigned: HashSet<u32> = HashSet::new();
+        let insts = self.func.body.all_insts();
+        for inst in &insts {
+            match inst {
+                Inst::Assign { var, .. } | Inst::IndexAssign { var, .. } => {
+                    assigned.insert(var.0);
+                }
+                // Code kept as written that may change what it reads (a macro): assigned too.
+                Inst::Opaque {
+                    reads,
+                    may_write: true,
+                    ..
+                }
+                | Inst::Verbatim {
+                    reads,
+                    may_write: true,
+                    ..
+                } => {
+                    assigned.extend(reads.iter().map(|v| v.0));
+                }
+                _ => {}
+            }
+        }
+        let params: HashSet<u32> = self.func.params.iter().map(|p| p.var.0).collect();
+        let stable: HashSet<u32> = params
+            .iter()
+            .copied()
+            .filter(|v| !assigned.contains(v))
+            .collect();
+        let nested_items = insts.iter().any(|inst| {
+            matches!(inst, Inst::Verbatim { item: true, .. })
+                && !self.func.body.insts.iter().any(|i| std::ptr::eq(i, *inst))
+        });
+        let mut loop_vars: HashSet<u32> = HashSet::new();
+        let mut bound: HashMap<u32, Src> = HashMap::new();
+        self.plan_replays(&self.func.body, &stable, &mut Vec::new(), &mut loop_vars);
+        for inst in &insts {
+            match inst {
+                // A number is the same everywhere; a path (a `const`, a `use`d name) is written
+                // again only if no block below the body's top level declares an item, which
+                // the reverse sweep, standing outside those blocks, would not see.
+                Inst::Const { out, tokens } if is_number(tokens) || !nested_items => {
+                    defs.insert(out.0, Src::Literal(tokens.clone()));
+                }
+                Inst::Read { out, var, ident }
+                    if stable.contains(&var.0) && !self.func.values[out.0 as usize].needs_copy =>
+                {
+                    defs.insert(out.0, Src::Inline(quote!(#ident)));
+                }
+                // The loop variable of a replayed loop, under the name the reverse sweep binds.
+                Inst::Read { out, var, .. }
+                    if loop_vars.contains(&var.0)
+                        && !self.func.values[out.0 as usize].needs_copy =>
+                {
+                    let ri = replay_ident(*var);
+                    defs.insert(out.0, Src::Inline(quote!(#ri)));
+                }
+                // A local bound once to a value the reverse sweep has: that value.
+                Inst::Let {
+                    var,
+                    init: Some(init),
+                } if !assigned.contains(&var.0) => {
+                    if let Some(src @ (Src::Inline(_) | Src::Literal(_))) = defs.get(&init.0) {
+                        bound.insert(var.0, src.clone());
+                    }
+                }
+                Inst::Read { out, var, .. }
+                    if bound.contains_key(&var.0)
+                        && !self.func.values[out.0 as usize].needs_copy =>
+                {
+                    defs.insert(out.0, bound[&var.0].clone());
+                }
+                // An element of a slice or array parameter the function never writes, at an
+                // index the reverse sweep has: read again.
+                Inst::Index {
+                    out,
+                    var,
+                    ident,
+                    index,
+                } if params.contains(&var.0)
+                    && !assigned.contains(&var.0)
+                    && self.func.vars[var.0 as usize].ty.as_ref().is_some_and(|t| {
+                        crate::lower::slice_of(t).is_some_and(|(m, _)| !m)
+                            || matches!(t, syn::Type::Array(_))
+                    }) =>
+                {
+                    if let Some(i) = raw(&defs, *index) {
+                        defs.insert(out.0, Src::Inline(quote!(#ident[#i])));
+                    }
+                }
+                // The length of a slice or array parameter the function never assigns.
+                Inst::Opaque {
+                    out, tokens, reads, ..
+                } if reads.len() == 1
+                    && stable.contains(&reads[0].0)
+                    && self.func.vars[reads[0].0 as usize]
+                        .ty
+                        .as_ref()
+                        .is_some_and(|t| {
+                            crate::lower::slice_of(t).is_some_and(|(m, _)| !m)
+                                || matches!(t, syn::Type::Array(_))
+                        })
+                    && is_len_of(tokens, &self.func.vars[reads[0].0 as usize].ident) =>
+                {
+                    defs.insert(out.0, Src::Inline(tokens.clone()));
+                }
+                // Index arithmetic (`i * n + j`) on values the reverse sweep has.
+                Inst::Arith {
+                    out,
+                    a,
+                    b,
+                    op_tokens,
+                    ..
+                }
+                | Inst::Inactive {
+                    out,
+                    a,
+                    b,
+                    op_tokens,
+                } if !self.active(*out) => {
+                    if let (Some(x), Some(y)) = (raw(&defs, *a), raw(&defs, *b)) {
+                        let expr = quote!((#x #op_tokens #y));
+                        // Of literals only (`0.5 * h` with `let h = 0.01;`), it stays a literal
+                        // that takes its type from where it is used.
+                        let src = match (&defs[&a.0], &defs[&b.0]) {
+                            (Src::Literal(_), Src::Literal(_)) => Src::Literal(expr),
+                            _ => Src::Inline(expr),
+                        };
+                        defs.insert(out.0, src);
+                    }
+                }
+                // Float sums, differences and products of values the reverse sweep has: computed
+                // again (the same operations on the same operands, so the same bits), which is
+                // cheaper than a push and a pop; a size bound keeps chains short. With an operand
+                // that is not a literal, the expression has the operands' float type; of literals
+                // only, it stays a literal, which takes its type from the adjoint it meets.
+                Inst::Arith {
+                    out,
+                    op: Arith::Add | Arith::Sub | Arith::Mul,
+                    a,
+                    b,
+                    op_tokens,
+                } => {
+                    if let (Some(x), Some(y)) = (defs.get(&a.0), defs.get(&b.0))
+                        && let (Some(xt), Some(yt)) = (raw(&defs, *a), raw(&defs, *b))
+                        && token_count(&xt) + token_count(&yt) <= INLINE_TOKENS
+                    {
+                        let expr = quote!((#xt #op_tokens #yt));
+                        let src = match (x, y) {
+                            (Src::Literal(_), Src::Literal(_)) => Src::Literal(expr),
+                            _ => Src::Inline(expr),
+                        };
+                        defs.insert(out.0, src);
+                    }
+                }
+                Inst::Neg { out, a } => match defs.get(&a.0) {
+                    Some(Src::Inline(x)) if token_count(x) < INLINE_TOKENS => {
+                        defs.insert(out.0, Src::Inline(quote!((-#x))));
+                    }
+                    Some(Src::Literal(x)) if token_count(x) < INLINE_TOKENS => {
+                        defs.insert(out.0, Src::Literal(quote!((-#x))));
+                    }
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+        // Ranges of replayed loops that read only parameters never written, enclosing replayed
+        // loops' variables and locals bound once to values the reverse sweep has.
+        let written: HashSet<u32> = insts
+            .iter()
+            .flat_map(|inst| match inst {
+                Inst::Opaque {
+                    reads,
+                    may_write: true,
+                    ..
+                }
+                | Inst::Verbatim {
+                    reads,
+                    may_write: true,
+                    ..
+                } => reads.iter().map(|v| v.0).collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        for inst in &insts {
+            let Inst::Loop {
+                head: crate::ir::LoopHead::For { iter, .. },
+                ..
+            } = inst
+            else {
+                continue;
+            };
+            let key = std::ptr::from_ref(*inst);
+            if !self.replayed.contains_key(&key) {
+                continue;
+            }
+            let Some(Inst::Opaque { tokens, reads, .. }) = insts
+                .iter()
+                .find(|i| matches!(i, Inst::Opaque { out, .. } if out == iter))
+            else {
+                continue;
+            };
+            let mut subst: Vec<(String, TokenStream)> = Vec::new();
+            let ok = reads.iter().all(|r| {
+                let name = self.func.vars[r.0 as usize].ident.unraw().to_string();
+                if subst.iter().any(|(n, _)| *n == name) || written.contains(&r.0) {
+                    return false;
+                }
+                // A parameter the forward sweep cannot have moved: a number, a slice, an array.
+                let kept = self.func.vars[r.0 as usize].ty.as_ref().is_some_and(|t| {
+                    is_number_type(t)
+                        || crate::lower::slice_of(t).is_some()
+                        || matches!(t, syn::Type::Array(a) if is_number_type(&a.elem))
+                });
+                let to = if stable.contains(&r.0) && kept {
+                    let ident = &self.func.vars[r.0 as usize].ident;
+                    quote!(#ident)
+                } else if loop_vars.contains(&r.0) {
+                    let ri = replay_ident(*r);
+                    quote!(#ri)
+                } else {
+                    match bound.get(&r.0) {
+                        Some(Src::Inline(t) | Src::Literal(t)) => quote!((#t)),
+                        _ => return false,
+                    }
+                };
+                subst.push((name, to));
+                true
+            });
+            if ok && let Some(range) = substitute(tokens, &subst) {
+                self.trips.insert(key, range);
+            }
+        }
+        // Arguments of calls, but not literals: their type comes from the callee's parameter,
+        // which the reverse sweep does not see. Only reads of variables of a number type and
+        // elements read by value (so `Copy`): the call may have moved anything else.
+        let copied_read = |v: Value| {
+            insts.iter().any(|inst| match inst {
+                Inst::Read { out, var, .. } => {
+                    *out == v
+                        && (loop_vars.contains(&var.0)
+                            || self.func.vars[var.0 as usize]
+                                .ty
+                                .as_ref()
+                                .is_some_and(is_number_type))
+                }
+                Inst::Index { out, .. } => *out == v,
+                _ => false,
+            })
+        };
+        for inst in &insts {
+            if let Inst::Call { out, args, .. } = inst
+                && self.active(*out)
+            {
+                let again: Vec<Option<TokenStream>> = args
+                    .iter()
+                    .map(|a| match defs.get(&a.0) {
+                        Some(Src::Inline(t))
+                            if !self.slice_reads.contains_key(&a.0) && copied_read(*a) =>
+                        {
+                            Some(t.clone())
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                if again.iter().any(Option::is_some) {
+                    self.call_args.insert(out.0, again);
+                }
+            }
+        }
+        let src = |v: Value, needed: bool| -> Src {
+            if !needed {
+                return Src::Unused;
+            }
+            defs.get(&v.0).cloned().unwrap_or(Src::Tape)
+        };
+        for inst in &insts {
+            let layout = match inst {
+                Inst::Arith { out, op, a, b, .. } if self.active(*out) => {
+                    let (ca, cb) = (self.has(*a), self.has(*b));
+                    match op {
+                        // (a, b): a's adjoint needs b, b's needs a.
+                        Arith::Mul => {
+                            let (sa, sb) = (src(*a, cb), src(*b, ca));
+                            if matches!((&sa, &sb), (Src::Tape, Src::Tape))
+                                && same_value(&insts, &defs, *a, *b)
+                            {
+                                vec![sa, Src::Same(0)]
+                            } else {
+                                vec![sa, sb]
+                            }
+                        }
+                        // (b, y)
+                        Arith::Div => vec![src(*b, ca || cb), Src::Tape],
+                        // (a, b)
+                        Arith::Rem => vec![src(*a, cb), src(*b, ca || cb)],
+                        Arith::Add | Arith::Sub => continue,
+                    }
+                }
+                Inst::Method {
+                    out, recv, args, ..
+                } if self.active(*out) => {
+                    // A primitive's partials may not tie an unsuffixed literal to the float type,
+                    // so literals stay on the tape here; parameters have their own type.
+                    let typed = |v: Value| match src(v, true) {
+                        Src::Literal(_) => Src::Tape,
+                        other => other,
+                    };
+                    let mut layout = vec![typed(*recv)];
+                    layout.extend(args.iter().map(|a| typed(*a)));
+                    layout.push(Src::Tape);
+                    layout
+                }
+                // The index, unless the reverse sweep can compute it again.
+                Inst::Index { out, index, .. } if self.active(*out) => {
+                    vec![index_src(&defs, *index)]
+                }
+                Inst::IndexAssign { var, index, .. } if self.act.var(*var) => {
+                    vec![index_src(&defs, *index)]
+                }
+                _ => continue,
+            };
+            let out = match inst {
+                Inst::Arith { out, .. }
+                | Inst::Method { out, .. }
+                | Inst::Index { out, .. }
+                | Inst::IndexAssign { id: out, .. } => *out,
+                _ => unreachable!(),
+            };
+            if !layout
+                .iter()
+                .any(|f| matches!(f, Src::Tape | Src::Elem { .. }))
+            {
+                self.recorded.retain(|v| *v != out);
+            }
+            self.layouts.insert(out.0, layout);
+        }
+        if !self.has_returns() {
+            self.plan_shared_indices(&self.func.body, false);
+        }
+    }
+
+    /// Finds the reads `p[i]` of a `&[T]` parameter whose index goes on the tape, followed in the
+    /// same block, with only reads and arithmetic between, by a multiplication that keeps the
+    /// element: the multiplication keeps `i` instead and reads `p[i]` again (`p` cannot be
+    /// written), and the read's own record goes. The reverse sweep of the multiplication runs
+    /// just before that of the read, in the same scope, so the index it binds is there for the
+    /// read. Not where the reverse sweep may not be live (a function with `return`s, a loop
+    /// body an exit can leave), whose instructions are guarded one by one, each in a scope of
+    /// its own.
+    pub(super) fn plan_shared_indices(&mut self, b: &'a Block, exits: bool) {
+        for (pos, inst) in b.insts.iter().enumerate() {
+            match inst {
+                Inst::Block { block, .. } => self.plan_shared_indices(block, exits),
+                Inst::If {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    self.plan_shared_indices(then_block, exits);
+                    self.plan_shared_indices(else_block, exits);
+                }
+                Inst::Loop { body, .. } => {
+                    self.plan_shared_indices(body, exits || loop_mode(body) != LoopMode::Plain);
+                }
+                Inst::Index {
+                    out,
+                    var,
+                    ident,
+                    index,
+                } if !exits
+                    && matches!(
+                        self.layouts.get(&out.0).map(Vec::as_slice),
+                        Some([Src::Tape])
+                    )
+                    && self.func.params.iter().any(|p| p.var == *var)
+                    && self.func.vars[var.0 as usize]
+                        .ty
+                        .as_ref()
+                        .and_then(crate::lower::slice_of)
+                        .is_some_and(|(mutable, _)| !mutable) =>
+                {
+                    for later in &b.insts[pos + 1..] {
+                        match later {
+                            Inst::Arith {
+                                out: m,
+                                op: Arith::Mul,
+                                a,
+                                b: bb,
+                                ..
+                            } if a == out || bb == out => {
+                                let k = usize::from(a != out);
+                                let name = hyg(&format!("__j{}", out.0));
+                                if let Some(layout) = self.layouts.get_mut(&m.0)
+                                    && matches!(layout[k], Src::Tape)
+                                {
+                                    layout[k] = Src::Elem {
+                                        ident: ident.clone(),
+                                        index: *index,
+                                        name: name.clone(),
+                                    };
+                                    self.layouts.insert(out.0, vec![Src::Inline(quote!(#name))]);
+                                    self.recorded.retain(|v| v != out);
+                                }
+                                break;
+                            }
+                            // Nothing between writes a variable or leaves the block.
+                            Inst::Read { .. }
+                            | Inst::Const { .. }
+                            | Inst::Index { .. }
+                            | Inst::Arith { .. }
+                            | Inst::Neg { .. }
+                            | Inst::Inactive { .. }
+                            | Inst::Method { .. }
+                            | Inst::Cast { .. } => {}
+                            _ => break,
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Finds the plain `for` loops over `start..end` (or `..=`) whose `start` the reverse sweep
+    /// can compute again: it reads only parameters the function never assigns and enclosing
+    /// such loops' variables (told apart by variable, not by name). The reverse sweep binds the
+    /// variable of such a loop again, under a name of its own.
+    pub(super) fn plan_replays(
+        &mut self,
+        b: &Block,
+        stable: &HashSet<u32>,
+        enclosing: &mut Vec<Var>,
+        loop_vars: &mut HashSet<u32>,
+    ) {
+        for inst in &b.insts {
+            match inst {
+                Inst::Block { block, .. } => self.plan_replays(block, stable, enclosing, loop_vars),
+                Inst::If {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    self.plan_replays(then_block, stable, enclosing, loop_vars);
+                    self.plan_replays(else_block, stable, enclosing, loop_vars);
+                }
+                Inst::Loop { head, body } => {
+                    let mut pushed = false;
+                    if let crate::ir::LoopHead::For {
+                        var: Some(var),
+                        start: Some((start, reads)),
+                        ..
+                    } = head
+                        && loop_mode(body) == LoopMode::Plain
+                        && reads
+                            .iter()
+                            .all(|r| stable.contains(&r.0) || enclosing.contains(r))
+                    {
+                        // The start with each enclosing loop variable under its reverse name.
+                        let renames: Vec<(String, Ident)> = reads
+                            .iter()
+                            .filter(|r| enclosing.contains(r))
+                            .map(|r| {
+                                (
+                                    self.func.vars[r.0 as usize].ident.to_string(),
+                                    replay_ident(*r),
+                                )
+                            })
+                            .collect();
+                        let start = rename(start, &renames);
+                        enclosing.push(*var);
+                        pushed = true;
+                        loop_vars.insert(var.0);
+                        self.replayed
+                            .insert(std::ptr::from_ref(inst), (replay_ident(*var), start));
+                    }
+                    self.plan_replays(body, stable, enclosing, loop_vars);
+                    if pushed {
+                        enclosing.pop();
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The fields of `out`'s record that go on the tape.
+    pub(super) fn taped(&self, out: Value, values: Vec<TokenStream>) -> Vec<TokenStream> {
+        match self.layouts.get(&out.0) {
+            Some(layout) => values
+                .into_iter()
+                .zip(layout)
+                .filter(|(_, f)| matches!(f, Src::Tape | Src::Elem { .. }))
+                .map(|(v, _)| v)
+                .collect(),
+            None => values,
+        }
+    }
+
+    /// Field `k` of `out`'s record in the reverse sweep: from the popped tuple `r`, or written
+    /// again.
+    pub(super) fn field(&self, out: Value, k: usize, r: &Ident) -> TokenStream {
+        let Some(layout) = self.layouts.get(&out.0) else {
+            let idx = syn::Index::from(k);
+            return quote!(#r.#idx);
+        };
+        match &layout[k] {
+            Src::Tape => {
+                let idx = syn::Index::from(Self::tape_pos(layout, k));
+                quote!(#r.#idx)
+            }
+            Src::Elem { ident, name, .. } => quote!(#ident[#name]),
+            Src::Inline(tokens) => tokens.clone(),
+            Src::Same(j) => self.field(out, *j, r),
+            Src::Literal(tokens) => {
+                let krate = self.krate;
+                let g = hyg("__g");
+                quote!(#krate::__private::typed_as(#g, #tokens))
+            }
+            Src::Unused => quote!(::core::unreachable!()),
+        }
+    }
+
+    /// The position on the tape of field `k` of a record laid out as `layout`.
+    pub(super) fn tape_pos(layout: &[Src], k: usize) -> usize {
+        layout[..k]
+            .iter()
+            .filter(|f| matches!(f, Src::Tape | Src::Elem { .. }))
+            .count()
+    }
+
+    /// Binds the indices that `out`'s record keeps for elements (`Src::Elem`), from the popped
+    /// tuple `r`.
+    pub(super) fn bind_elems(&self, out: Value, r: &Ident) -> TokenStream {
+        let Some(layout) = self.layouts.get(&out.0) else {
+            return TokenStream::new();
+        };
+        let mut ts = TokenStream::new();
+        for (k, f) in layout.iter().enumerate() {
+            if let Src::Elem { name, .. } = f {
+                let idx = syn::Index::from(Self::tape_pos(layout, k));
+                ts.extend(quote!(let #name = #r.#idx;));
+            }
+        }
+        ts
+    }
+
+    /// Whether `out`'s instruction keeps a record.
+    pub(super) fn keeps(&self, out: Value) -> bool {
+        self.recorded.contains(&out)
+    }
+
+    pub(super) fn has(&self, v: Value) -> bool {
+        self.contributed.contains(&v.0)
+    }
+}

@@ -1,0 +1,556 @@
+//! The reverse sweep: the instructions backwards, each adding its adjoint contributions.
+
+use super::*;
+
+impl<'a> Reverse<'a> {
+    /// A number for each loop, for naming its trip count.
+    pub(super) fn loop_index(&self, inst: &Inst) -> u32 {
+        self.loops[&std::ptr::from_ref(inst)]
+    }
+
+    /// The reverse sweep of a block: its instructions backwards.
+    pub(super) fn reverse_block(&self, b: &Block) -> TokenStream {
+        let mut out = TokenStream::new();
+        for inst in b.insts.iter().rev() {
+            out.extend(self.reverse_inst(inst));
+        }
+        out
+    }
+
+    /// Adds `value` to the adjoint of `target` if it carries one.
+    pub(super) fn acc(&self, target: Value, value: TokenStream) -> TokenStream {
+        if self.contributed.contains(&target.0) {
+            let krate = self.krate;
+            let b = b_ident(target);
+            quote!(#krate::__private::acc(&mut #b, #value);)
+        } else {
+            TokenStream::new()
+        }
+    }
+
+    /// Runs `body` with `__g` bound to the adjoint of `out`, if it has one.
+    pub(super) fn with_adjoint(&self, out: Value, body: TokenStream) -> TokenStream {
+        self.take_adjoint(out, body, quote!(take))
+    }
+
+    /// Like `with_adjoint`, for a `body` that only adds `±__g` to adjoints: a zero adjoint adds
+    /// zeros there, which change nothing, so a float's adjoint is not tested for zero.
+    pub(super) fn with_adjoint_linear(&self, out: Value, body: TokenStream) -> TokenStream {
+        self.take_adjoint(out, body, quote!(take_linear))
+    }
+
+    pub(super) fn take_adjoint(
+        &self,
+        out: Value,
+        body: TokenStream,
+        take: TokenStream,
+    ) -> TokenStream {
+        if !self.contributed.contains(&out.0) || body.is_empty() {
+            return TokenStream::new();
+        }
+        let krate = self.krate;
+        let b = b_ident(out);
+        let g = hyg("__g");
+        quote!(if let ::core::option::Option::Some(#g) = #krate::__private::#take(&mut #b) { #body })
+    }
+
+    pub(super) fn pop_record(&self, out: Value) -> TokenStream {
+        let tape = hyg("__tape");
+        let s = s_ident(out);
+        if self.in_loop.contains(&out.0) {
+            quote!(#tape.pop_like(&#s))
+        } else {
+            let joint = hyg("__joint");
+            let kept = hyg("__kept");
+            quote! {
+                match #s {
+                    ::core::option::Option::Some(#kept) if #joint => #kept,
+                    _ => #tape.pop_like(&#s),
+                }
+            }
+        }
+    }
+
+    pub(super) fn reverse_inst(&self, inst: &Inst) -> TokenStream {
+        let krate = self.krate;
+        let g = hyg("__g");
+        let r = hyg("__rec");
+        let tape = hyg("__tape");
+        let code = match inst {
+            Inst::Const { .. }
+            | Inst::Opaque { .. }
+            | Inst::Inactive { .. }
+            | Inst::Verbatim { .. }
+            | Inst::Let { init: None, .. } => return TokenStream::new(),
+            Inst::Read { out, var, .. } => {
+                if !self.var_contributed.contains(&var.0) {
+                    return TokenStream::new();
+                }
+                let x = x_ident(*var);
+                self.with_adjoint_linear(*out, quote!(#krate::__private::acc(&mut #x, #g);))
+            }
+            Inst::Index { out, var, .. } | Inst::Sum { out, var, .. } => {
+                if !self.active(*out) {
+                    return TokenStream::new();
+                }
+                let pop = self.pop_record(*out);
+                let each = matches!(inst, Inst::Sum { .. });
+                let at = self.field(*out, 0, &r);
+                let body = if self.is_slice(*var) {
+                    let bar = bar_ident(*var);
+                    let f = if each {
+                        quote!(slice_acc_each)
+                    } else {
+                        quote!(slice_acc_at)
+                    };
+                    // Linear: a zero adjoint adds zeros to the buffer.
+                    self.with_adjoint_linear(*out, quote!(#krate::__private::#f(#bar, #at, #g);))
+                } else if self.var_contributed.contains(&var.0) {
+                    let (x, k) = (x_ident(*var), k_ident(*var));
+                    let f = if each {
+                        quote!(acc_each)
+                    } else {
+                        quote!(acc_at)
+                    };
+                    self.with_adjoint_linear(
+                        *out,
+                        quote!(#krate::__private::#f(&mut #x, &#k, #at, #g);),
+                    )
+                } else {
+                    TokenStream::new()
+                };
+                if self.keeps(*out) {
+                    quote!(let #r = #pop; #body)
+                } else {
+                    body
+                }
+            }
+            Inst::IndexAssign { id, var, value, .. } => {
+                if !self.act.var(*var) {
+                    return TokenStream::new();
+                }
+                let pop = self.pop_record(*id);
+                let at = self.field(*id, 0, &r);
+                let body = if self.is_slice(*var) {
+                    let bar = bar_ident(*var);
+                    let add = self.acc(*value, quote!(#g));
+                    quote! {
+                        if let ::core::option::Option::Some(#g) = #krate::__private::slice_take_at(#bar, #at) {
+                            #add
+                        }
+                    }
+                } else if self.var_contributed.contains(&var.0) {
+                    // The element's adjoint goes to the value stored, and the element before the
+                    // store receives nothing from what came after it.
+                    let (x, k) = (x_ident(*var), k_ident(*var));
+                    let add = self.acc(*value, quote!(#g));
+                    quote! {
+                        if let ::core::option::Option::Some(#g) = #krate::__private::take_at(&mut #x, &#k, #at) {
+                            #add
+                        }
+                    }
+                } else {
+                    TokenStream::new()
+                };
+                if self.keeps(*id) {
+                    quote!(let #r = #pop; #body)
+                } else {
+                    body
+                }
+            }
+            Inst::Array { out, elems, .. } => {
+                let mut body = TokenStream::new();
+                for (i, e) in elems.iter().enumerate() {
+                    if self.contributed.contains(&e.0) {
+                        let b = b_ident(*e);
+                        body.extend(quote!(#krate::__private::acc_elem(&mut #b, &#g, #i);));
+                    }
+                }
+                self.with_adjoint(*out, body)
+            }
+            Inst::Repeat { out, elem, .. } => {
+                if !self.contributed.contains(&elem.0) {
+                    return TokenStream::new();
+                }
+                let b = b_ident(*elem);
+                self.with_adjoint(*out, quote!(#krate::__private::acc_total(&mut #b, &#g);))
+            }
+            Inst::Neg { out, a } => {
+                self.with_adjoint_linear(*out, self.acc(*a, quote!(::core::ops::Neg::neg(#g))))
+            }
+            Inst::Arith { out, op, a, b, .. } => {
+                if !self.active(*out) {
+                    return TokenStream::new();
+                }
+                let s = quote!(#krate::__private::ops::Scalar);
+                match op {
+                    Arith::Add => {
+                        let mut body = self.acc(*a, quote!(#g));
+                        body.extend(self.acc(*b, quote!(#g)));
+                        self.with_adjoint_linear(*out, body)
+                    }
+                    Arith::Sub => {
+                        let mut body = self.acc(*a, quote!(#g));
+                        body.extend(self.acc(*b, quote!(::core::ops::Neg::neg(#g))));
+                        self.with_adjoint_linear(*out, body)
+                    }
+                    Arith::Mul | Arith::Div | Arith::Rem => {
+                        let (f0, f1) = (self.field(*out, 0, &r), self.field(*out, 1, &r));
+                        let (ca, cb) = match op {
+                            Arith::Mul => (quote!(#s::mul_l(#g, #f1)), quote!(#s::mul_r(#f0, #g))),
+                            // record: (b, y)
+                            Arith::Div => {
+                                (quote!(#s::div_l(#g, #f0)), quote!(#s::div_r(#f0, #g, #f1)))
+                            }
+                            // record: (a, b)
+                            _ => (quote!(#s::rem_l(#g, #f1)), quote!(#s::rem_r(#f0, #f1, #g))),
+                        };
+                        let mut body = self.acc(*a, ca);
+                        body.extend(self.acc(*b, cb));
+                        let inner = self.with_adjoint(*out, body);
+                        if self.keeps(*out) {
+                            let pop = self.pop_record(*out);
+                            let elems = self.bind_elems(*out, &r);
+                            quote!(let #r = #pop; #elems #inner)
+                        } else {
+                            inner
+                        }
+                    }
+                }
+            }
+            Inst::Method {
+                out,
+                prim,
+                recv,
+                args,
+                ..
+            } => {
+                if !self.active(*out) {
+                    return TokenStream::new();
+                }
+                let partial_fn = Ident::new(prim.name, Span::call_site());
+                let path = quote!(#krate::__private::prim::#partial_fn);
+                let n_inputs = 1 + args.len();
+                let fields: Vec<TokenStream> =
+                    (0..=n_inputs).map(|i| self.field(*out, i, &r)).collect();
+                let body = match prim.shape {
+                    Shape::Unary => {
+                        let (x, y) = (&fields[0], &fields[1]);
+                        self.acc(*recv, quote!(#path(#x, #y) * #g))
+                    }
+                    Shape::PowI => {
+                        let (x, n, y) = (&fields[0], &fields[1], &fields[2]);
+                        self.acc(*recv, quote!(#path(#x, #n, #y) * #g))
+                    }
+                    Shape::Multi(_) => {
+                        let p = hyg("__p");
+                        let inputs: Vec<Value> =
+                            std::iter::once(*recv).chain(args.iter().copied()).collect();
+                        let mut body = quote!(let #p = #path(#(#fields),*););
+                        for (i, v) in inputs.iter().enumerate() {
+                            let idx = syn::Index::from(i);
+                            body.extend(self.acc(*v, quote!(#p.#idx * #g)));
+                        }
+                        body
+                    }
+                };
+                let pop = self.pop_record(*out);
+                let inner = self.with_adjoint(*out, body);
+                quote!(let #r = #pop; #inner)
+            }
+            Inst::Call {
+                out,
+                callee,
+                args,
+                span,
+                ..
+            } => {
+                if !self.active(*out) {
+                    return TokenStream::new();
+                }
+                let pop = self.pop_record(*out);
+                let b = b_ident(*out);
+                // No adjoint: the callee's records are only popped.
+                let adjoint = if self.contributed.contains(&out.0) {
+                    quote!(#krate::__private::take(&mut #b))
+                } else {
+                    quote!(::core::option::Option::None)
+                };
+                let bars = hyg("__bars");
+                let mut body = TokenStream::new();
+                for (i, a) in args.iter().enumerate() {
+                    let idx = syn::Index::from(i);
+                    body.extend(self.acc(*a, quote!(#bars.#idx)));
+                }
+                let backward = if args.iter().any(|a| self.slice_reads.contains_key(&a.0)) {
+                    // The arguments again, the slices with their adjoint buffers (an output as
+                    // the copy taken at the call); a slice passed twice gets a second buffer,
+                    // added to its own after the call.
+                    let copied = self.copied_outputs(args);
+                    let (mut call_args, mut buffers) = (Vec::new(), Vec::new());
+                    let (mut seen, mut extra, mut merge) = (Vec::new(), Vec::new(), Vec::new());
+                    for (c, var) in copied.iter().enumerate() {
+                        let idx = syn::Index::from(c);
+                        let copy = hyg(&format!("__copy{}", var.0));
+                        extra.push(quote!(let mut #copy = #r.0.#idx;));
+                    }
+                    let mut k = copied.len();
+                    let again = self.call_args.get(&out.0);
+                    for (i, a) in args.iter().enumerate() {
+                        match self.slice_reads.get(&a.0) {
+                            Some((var, mutable)) => {
+                                let ident = &self.func.vars[var.0 as usize].ident;
+                                let copy = hyg(&format!("__copy{}", var.0));
+                                call_args.push(match mutable {
+                                    true if self.lent_twice(args, *var) => quote!(&#copy[..]),
+                                    true => quote!(#krate::__private::lend(&mut #copy[..])),
+                                    false => quote!(#ident),
+                                });
+                                let bar = bar_ident(*var);
+                                if seen.contains(var) {
+                                    let tmp = hyg(&format!("__again{}", merge.len()));
+                                    extra.push(quote!(let mut #tmp = #krate::__private::zeros_like(&*#bar);));
+                                    merge.push(
+                                        quote!(#krate::__private::add_into(&mut *#bar, &#tmp);),
+                                    );
+                                    buffers.push(quote!(&mut #tmp[..]));
+                                } else {
+                                    seen.push(*var);
+                                    buffers.push(quote!(&mut *#bar));
+                                }
+                            }
+                            None => {
+                                match again.and_then(|g| g[i].as_ref()) {
+                                    Some(t) => {
+                                        call_args.push(quote!(::core::clone::Clone::clone(&#t)))
+                                    }
+                                    None => {
+                                        let idx = syn::Index::from(k);
+                                        k += 1;
+                                        call_args.push(quote!(#r.0.#idx));
+                                    }
+                                }
+                                buffers.push(quote!(()));
+                            }
+                        }
+                    }
+                    let call = crate::expand::call_site(
+                        krate,
+                        &self.caller,
+                        *span,
+                        "__backward_into",
+                        quote!(#tape, (#(#call_args,)*), (#(#buffers,)*), #r.1, #adjoint),
+                        callee,
+                    );
+                    let got = hyg("__got");
+                    quote!({
+                        #(#extra)*
+                        let #got = #call;
+                        #(#merge)*
+                        #got
+                    })
+                } else {
+                    // The record again, with the arguments computed again put back in place.
+                    let rec = match self.call_args.get(&out.0) {
+                        Some(again) => {
+                            let mut k = 0;
+                            let fields = again.iter().map(|t| match t {
+                                Some(t) => quote!(::core::clone::Clone::clone(&#t)),
+                                None => {
+                                    let idx = syn::Index::from(k);
+                                    k += 1;
+                                    quote!(#r.0.#idx)
+                                }
+                            });
+                            let fields: Vec<TokenStream> = fields.collect();
+                            quote!(((#(#fields,)*), #r.1))
+                        }
+                        None => quote!(#r),
+                    };
+                    // Bound once: the call site names the record twice.
+                    let full = hyg("__full");
+                    let call = crate::expand::call_site(
+                        krate,
+                        &self.caller,
+                        *span,
+                        "__backward",
+                        quote!(#tape, #full, #adjoint),
+                        callee,
+                    );
+                    quote!({
+                        let #full = #rec;
+                        #call
+                    })
+                };
+                quote! {
+                    let #r = #pop;
+                    let #bars = #backward;
+                    #body
+                }
+            }
+            Inst::Cast { out, a, ty } => {
+                if !self.active(*out) {
+                    return TokenStream::new();
+                }
+                let pop = self.pop_record(*out);
+                let body = self.acc(
+                    *a,
+                    quote!(#krate::__private::ops::cast_adjoint::<_, #ty>(#r.0, #g)),
+                );
+                let inner = self.with_adjoint(*out, body);
+                quote!(let #r = #pop; #inner)
+            }
+            Inst::Tuple { out, elems } => {
+                let mut body = TokenStream::new();
+                for (i, e) in elems.iter().enumerate() {
+                    let idx = syn::Index::from(i);
+                    body.extend(self.acc(*e, quote!(#g.#idx)));
+                }
+                self.with_adjoint_linear(*out, body)
+            }
+            Inst::Field { out, a, index } => {
+                if !self.active(*out) {
+                    return TokenStream::new();
+                }
+                let pop = self.pop_record(*out);
+                let t = hyg("__t");
+                let body = if self.contributed.contains(&a.0) {
+                    let set = quote! {
+                        let mut #t = #krate::__private::zero(&#r.0);
+                        #t.#index = #g;
+                    };
+                    let add = self.acc(*a, quote!(#t));
+                    quote!(#set #add)
+                } else {
+                    TokenStream::new()
+                };
+                let inner = self.with_adjoint(*out, body);
+                quote!(let #r = #pop; #inner)
+            }
+            Inst::Let { var, init: Some(v) } | Inst::Assign { var, value: v, .. } => {
+                if !self.var_contributed.contains(&var.0) {
+                    return TokenStream::new();
+                }
+                let x = x_ident(*var);
+                let add = self.acc(*v, quote!(#g));
+                quote!(if let ::core::option::Option::Some(#g) = #krate::__private::take_linear(&mut #x) { #add })
+            }
+            Inst::Block { out, block } => {
+                let mut ts = TokenStream::new();
+                if let (Some(o), Some(res)) = (out, block.result) {
+                    ts.extend(self.with_adjoint_linear(*o, self.acc(res, quote!(#g))));
+                }
+                // A block's own instructions are guarded one by one.
+                let inner = self.reverse_block(block);
+                return quote!(#ts { #inner });
+            }
+            Inst::If {
+                out,
+                then_block,
+                else_block,
+                ..
+            } => {
+                let n = self.ifs[&std::ptr::from_ref(inst)];
+                let c = hyg(&format!("__c{n}"));
+                let route = |b: &Block| -> TokenStream {
+                    match (out, b.result) {
+                        (Some(o), Some(res)) if self.contributed.contains(&res.0) => {
+                            self.with_adjoint_linear(*o, self.acc(res, quote!(#g)))
+                        }
+                        // The branch's value has no derivative (a constant) or is never made
+                        // (the branch leaves): its adjoint is dropped here, or in a loop it
+                        // would reach the value of an earlier iteration.
+                        (Some(o), _) if self.contributed.contains(&o.0) => {
+                            let b = b_ident(*o);
+                            quote!(#krate::__private::take(&mut #b);)
+                        }
+                        _ => TokenStream::new(),
+                    }
+                };
+                let (rt, re) = (route(then_block), route(else_block));
+                let (bt, be) = (
+                    self.reverse_block(then_block),
+                    self.reverse_block(else_block),
+                );
+                let body = quote! {
+                    let #c: bool = #tape.pop();
+                    if #c { #rt #bt } else { #re #be }
+                };
+                let inside: Vec<u32> = self
+                    .exits_in(then_block)
+                    .into_iter()
+                    .chain(self.exits_in(else_block))
+                    .collect();
+                if !self.guarded() {
+                    return body;
+                }
+                let live = hyg("__live");
+                let exit = hyg("__exit");
+                // Entered when the sweep is live, or when it starts at an exit inside.
+                return if inside.is_empty() {
+                    quote!(if #live { #body })
+                } else {
+                    quote!(if #live #(|| #exit == #inside)* { #body })
+                };
+            }
+            Inst::Loop { body, .. } if loop_mode(body) != LoopMode::Plain => {
+                return self.reverse_exit_loop(body);
+            }
+            Inst::Break | Inst::Continue => {
+                let k = self.jumps[&std::ptr::from_ref(inst)];
+                let live = hyg("__live");
+                let exit = hyg("__exit");
+                return quote! {
+                    if #exit == #k {
+                        #live = true;
+                    }
+                };
+            }
+            Inst::Loop { body, .. } => {
+                let n = hyg("__trips");
+                let inner = self.reverse_block(body);
+                match self.replayed.get(&std::ptr::from_ref(inst)) {
+                    // The loop variable again, last iteration first.
+                    Some((ident, start)) => {
+                        let trips = match self.trips.get(&std::ptr::from_ref(inst)) {
+                            Some(range) => {
+                                quote!(::core::iter::Iterator::size_hint(&(#range)).0)
+                            }
+                            None => quote!(#tape.pop()),
+                        };
+                        quote! {
+                        let #n: usize = #trips;
+                        for #ident in ((#start)..#krate::__private::offset(#start, #n)).rev() { #inner }
+                        }
+                    }
+                    None => quote! {
+                        let #n: usize = #tape.pop();
+                        for _ in 0..#n { #inner }
+                    },
+                }
+            }
+            Inst::Return { value } => {
+                let k = self.returns[&std::ptr::from_ref(inst)];
+                let live = hyg("__live");
+                let exit = hyg("__exit");
+                let adjoint = hyg("__adjoint");
+                let seed_value = hyg("__seed");
+                let add = self.acc(*value, quote!(#seed_value));
+                let seed = quote! {
+                    if let ::core::option::Option::Some(#seed_value) = #adjoint { #add }
+                };
+                return quote! {
+                    if #exit == #k {
+                        #live = true;
+                        #seed
+                    }
+                };
+            }
+        };
+        if code.is_empty() {
+            code
+        } else {
+            self.guard(code)
+        }
+    }
+}
