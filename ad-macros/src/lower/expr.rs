@@ -1,0 +1,249 @@
+//! Lowering of an expression to the value it computes: literals, paths, operators, casts,
+//! tuples, arrays and indexing here; loops, calls, `break`/`return` and kept code in the files
+//! that handle them, and the constructs it cannot differentiate reported at their tokens.
+
+use super::*;
+
+impl Lower {
+    pub fn expr(&mut self, e: &Expr, out: &mut Vec<Inst>) -> Value {
+        match e {
+            Expr::Lit(l) => {
+                let v = self.value(l.span());
+                out.push(Inst::Const {
+                    out: v,
+                    tokens: l.to_token_stream(),
+                });
+                v
+            }
+            Expr::Path(p) => {
+                if p.qself.is_none()
+                    && let Some(ident) = p.path.get_ident()
+                    && let Some(var) = self.lookup(&ident.to_string())
+                {
+                    if self.vars[var.0 as usize]
+                        .ty
+                        .as_ref()
+                        .is_some_and(|t| slice_of(t).is_some())
+                    {
+                        self.errors.push(err(p, format!("#[differentiable] cannot use the slice `{ident}` as a whole value here: index it (`{ident}[i]`), loop over it (`for v in {ident}.iter()`), take `{ident}.len()`, or pass it on as an argument of a call (`f({ident})`)")));
+                        return self.dummy(out, p.span());
+                    }
+                    let v = self.value(p.span());
+                    out.push(Inst::Read {
+                        out: v,
+                        var,
+                        ident: ident.clone(),
+                    });
+                    self.pending.push((v, var));
+                    return v;
+                }
+                let v = self.value(p.span());
+                out.push(Inst::Const {
+                    out: v,
+                    tokens: p.to_token_stream(),
+                });
+                v
+            }
+            Expr::Paren(p) => self.expr(&p.expr, out),
+            Expr::Group(g) => self.expr(&g.expr, out),
+            Expr::Unary(u) => match u.op {
+                UnOp::Neg(_) => {
+                    let a = self.expr(&u.expr, out);
+                    let v = self.value(u.span());
+                    out.push(Inst::Neg { out: v, a });
+                    v
+                }
+                UnOp::Not(_) => self.verbatim(e, out, None),
+                UnOp::Deref(_)
+                    if self
+                        .local_var(&u.expr)
+                        .is_some_and(|(var, _)| self.element_vars.contains(&var)) =>
+                {
+                    self.expr(&u.expr, out)
+                }
+                _ => {
+                    self.errors.push(err(u, "#[differentiable] does not support dereferencing here; pass values, not references"));
+                    self.dummy(out, u.span())
+                }
+            },
+            Expr::Binary(b) => {
+                if is_compound(&b.op) {
+                    self.errors.push(err(b, "#[differentiable] supports compound assignment only as a statement: `x += y;`"));
+                    return self.dummy(out, b.span());
+                }
+                if matches!(b.op, BinOp::And(_) | BinOp::Or(_)) {
+                    return self.verbatim(e, out, None);
+                }
+                let a = self.expr(&b.left, out);
+                let c = self.expr(&b.right, out);
+                let v = self.value(b.span());
+                let op_tokens = b.op.to_token_stream();
+                match arith_of(&b.op) {
+                    Some(op) => out.push(Inst::Arith {
+                        out: v,
+                        op,
+                        a,
+                        b: c,
+                        op_tokens,
+                    }),
+                    None => out.push(Inst::Inactive {
+                        out: v,
+                        a,
+                        b: c,
+                        op_tokens,
+                    }),
+                }
+                v
+            }
+            Expr::Cast(c) => {
+                let a = self.expr(&c.expr, out);
+                let v = self.value(c.span());
+                out.push(Inst::Cast {
+                    out: v,
+                    a,
+                    ty: (*c.ty).clone(),
+                });
+                v
+            }
+            Expr::Tuple(t) => {
+                if t.elems.is_empty() {
+                    let v = self.value(t.span());
+                    out.push(Inst::Const {
+                        out: v,
+                        tokens: quote!(()),
+                    });
+                    return v;
+                }
+                let elems = t.elems.iter().map(|e| self.expr(e, out)).collect();
+                let v = self.value(t.span());
+                out.push(Inst::Tuple { out: v, elems });
+                v
+            }
+            Expr::Field(f) => match &f.member {
+                syn::Member::Unnamed(index) => {
+                    let a = self.expr(&f.base, out);
+                    let v = self.value(f.span());
+                    out.push(Inst::Field {
+                        out: v,
+                        a,
+                        index: index.clone(),
+                    });
+                    v
+                }
+                syn::Member::Named(_) => {
+                    self.verbatim(e, out, Some(Unsupported::new("a struct field")))
+                }
+            },
+            Expr::MethodCall(m) => self.method_call(m, out),
+            Expr::Call(c) => self.call(c, out),
+            _ if maybe_unit(e) => match self.expr_maybe_unit(e, out) {
+                Some(v) => v,
+                None => {
+                    // No value: `()`, or, when every path returns, a value of any type that is
+                    // never reached.
+                    let tokens = if out.last().is_some_and(diverges) {
+                        quote!(::core::unreachable!())
+                    } else {
+                        quote!(())
+                    };
+                    let v = self.value(e.span());
+                    out.push(Inst::Const { out: v, tokens });
+                    v
+                }
+            },
+            // Leaves the expression: its value, never used, may have any type.
+            Expr::Break(_) | Expr::Continue(_) => {
+                self.stmt_expr(e, out);
+                self.dummy(out, e.span())
+            }
+            Expr::Return(_) | Expr::Assign(_) => {
+                self.errors.push(err(
+                    e,
+                    "#[differentiable] supports this only as a statement of its own",
+                ));
+                self.dummy(out, e.span())
+            }
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => self.vec_macro(m, out),
+            Expr::Macro(m) => {
+                let v = self.value(m.span());
+                let reads = self.reads_of(&m.mac.tokens);
+                let name = m
+                    .mac
+                    .path
+                    .segments
+                    .last()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default();
+                let may_write =
+                    !READ_ONLY_MACROS.contains(&name.as_str()) || may_write(&m.mac.tokens);
+                self.mark_pending(&reads, may_write);
+                out.push(Inst::Opaque {
+                    out: v,
+                    tokens: m.to_token_stream(),
+                    reads,
+                    may_write,
+                    only_inactive: Some(Unsupported::new("a macro call")),
+                });
+                v
+            }
+            Expr::ForLoop(_) | Expr::While(_) => {
+                self.stmt_expr(e, out);
+                let v = self.value(e.span());
+                out.push(Inst::Const {
+                    out: v,
+                    tokens: quote!(()),
+                });
+                v
+            }
+            Expr::Index(ix) => match self.index_target(ix, out) {
+                Some((var, ident, index)) => {
+                    let v = self.value(ix.span());
+                    out.push(Inst::Index {
+                        out: v,
+                        var,
+                        ident,
+                        index,
+                    });
+                    v
+                }
+                None => self.dummy(out, ix.span()),
+            },
+            Expr::Array(a) => {
+                let elems = a.elems.iter().map(|e| self.expr(e, out)).collect();
+                let v = self.value(a.span());
+                out.push(Inst::Array {
+                    out: v,
+                    elems,
+                    vec: false,
+                });
+                v
+            }
+            Expr::Repeat(r) => {
+                let elem = self.expr(&r.expr, out);
+                let v = self.value(r.span());
+                out.push(Inst::Repeat {
+                    out: v,
+                    elem,
+                    len: crate::ir::Len::Const(r.len.to_token_stream()),
+                });
+                v
+            }
+            Expr::Closure(_) => self.verbatim(
+                e,
+                out,
+                Some(Unsupported::with_fix(
+                    "a closure",
+                    "write it as a named `fn` with #[differentiable] and call that",
+                )),
+            ),
+            Expr::Reference(_) => self.verbatim(e, out, Some(Unsupported::new("a reference"))),
+            Expr::Range(_) => self.verbatim(e, out, Some(Unsupported::new("a range"))),
+            Expr::Struct(_) => self.verbatim(e, out, Some(Unsupported::new("a struct literal"))),
+            Expr::Unsafe(_) => self.verbatim(e, out, Some(Unsupported::new("an `unsafe` block"))),
+            other => {
+                self.errors.push(err(other, "#[differentiable] does not support this expression; move it into a function with a #[custom_rule]"));
+                self.dummy(out, other.span())
+            }
+        }
+    }
+}

@@ -1,0 +1,333 @@
+//! Lowering of `for` and `while` loops: ranges, loops over elements and the sources they
+//! iterate.
+
+use super::*;
+
+impl Lower {
+    pub(super) fn for_loop(&mut self, f: &syn::ExprForLoop, out: &mut Vec<Inst>) {
+        // The label is dropped: only a labelled `break` or `continue` could use it, and those
+        // are rejected.
+        match self.element_source(&f.expr) {
+            Some(Ok(src)) => return self.element_loop(f, &src, out),
+            Some(Err(e)) => {
+                self.errors.push(e);
+                return;
+            }
+            None => {}
+        }
+        if let Some(lit) = float_range_bound(&f.expr) {
+            self.errors.push(err(lit, "#[differentiable] does not support a `for` loop over a range of floats (Rust ranges of floats are not iterators); count with an integer and compute the float from it: `for i in 0..n { let t = t0 + i as f64 * h; .. }`"));
+            return;
+        }
+        // A range of integers may read anything (`0..a.len()`); any other iterator must not
+        // yield values that carry a derivative.
+        let only_inactive = (!is_integer_range(&f.expr)).then_some(Unsupported::with_fix(
+            "a `for` loop over values",
+            "loop over integers (`for i in 0..n`) or over the elements of a variable (`for x in a.iter()`)",
+        ));
+        let iter = self.verbatim(&f.expr, out, only_inactive);
+        let start = match &*f.expr {
+            Expr::Range(r) if r.end.is_some() => {
+                let tokens = r
+                    .start
+                    .as_ref()
+                    .map_or_else(|| quote!(0), |s| s.to_token_stream());
+                let reads = self.reads_of(&tokens);
+                Some((tokens, reads))
+            }
+            _ => None,
+        };
+        self.scopes.push(HashMap::new());
+        let mut loop_var = None;
+        let pat = match &*f.pat {
+            Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() && p.mutability.is_none() => {
+                // The loop variable counts integers: it has no derivative.
+                let var = self.new_var(p.ident.clone(), None, false);
+                self.vars[var.0 as usize].known_inactive = true;
+                self.bind(var);
+                loop_var = Some(var);
+                p.ident.to_token_stream()
+            }
+            Pat::Wild(w) => w.to_token_stream(),
+            other => {
+                self.errors.push(err(other, "#[differentiable] supports `for` loops with a plain name or `_` as the loop variable"));
+                quote!(_)
+            }
+        };
+        self.loop_depth += 1;
+        let body = self.block(&f.body);
+        self.loop_depth -= 1;
+        self.scopes.pop();
+        out.push(Inst::Loop {
+            head: crate::ir::LoopHead::For {
+                pat,
+                var: loop_var,
+                iter,
+                start,
+            },
+            body: Block {
+                insts: body.insts,
+                result: None,
+            },
+        });
+    }
+
+    /// `for x in a.iter()` and its kin: a loop over a hidden index, whose body starts by binding
+    /// the pattern to the elements at that index.
+    pub(super) fn element_loop(&mut self, f: &syn::ExprForLoop, src: &Source, out: &mut Vec<Inst>) {
+        let mut reads = Vec::new();
+        Self::source_vars(src, &mut reads);
+        let len = Self::source_len(src);
+        let iter = self.value(f.expr.span());
+        out.push(Inst::Opaque {
+            out: iter,
+            tokens: quote!(0..#len),
+            reads,
+            may_write: false,
+            only_inactive: None,
+        });
+        self.scopes.push(HashMap::new());
+        let ident = Ident::new(&format!("__ad_i{}", self.hidden), Span::mixed_site());
+        self.hidden += 1;
+        let index = self.new_var(ident.clone(), None, false);
+        self.vars[index.0 as usize].known_inactive = true;
+        self.bind(index);
+        let mut insts = Vec::new();
+        self.bind_elements(&f.pat, src, (index, &ident), &mut insts);
+        self.loop_depth += 1;
+        let body = self.block(&f.body);
+        self.loop_depth -= 1;
+        self.scopes.pop();
+        insts.extend(body.insts);
+        out.push(Inst::Loop {
+            head: crate::ir::LoopHead::For {
+                pat: ident.to_token_stream(),
+                var: Some(index),
+                iter,
+                start: Some((quote!(0), Vec::new())),
+            },
+            body: Block {
+                insts,
+                result: None,
+            },
+        });
+    }
+
+    pub(super) fn while_loop(&mut self, w: &syn::ExprWhile, out: &mut Vec<Inst>) {
+        // The label is dropped: only a labelled `break` or `continue` could use it, and those
+        // are rejected.
+        let mut cond_insts = Vec::new();
+        let cond = self.condition(&w.cond, "while", &mut cond_insts);
+        self.loop_depth += 1;
+        let body = self.block(&w.body);
+        self.loop_depth -= 1;
+        out.push(Inst::Loop {
+            head: crate::ir::LoopHead::While {
+                cond_block: Block {
+                    insts: cond_insts,
+                    result: Some(cond),
+                },
+                cond,
+            },
+            body: Block {
+                insts: body.insts,
+                result: None,
+            },
+        });
+    }
+
+    /// The variable `a` of `a.iter().sum()` (also with `.copied()` or `.cloned()`).
+    pub(super) fn summed_var(&mut self, recv: &Expr) -> Option<(Var, Ident)> {
+        match recv {
+            Expr::MethodCall(m) if m.args.is_empty() && m.turbofish.is_none() => {
+                match m.method.to_string().as_str() {
+                    "iter" | "into_iter" => self.local_var(&m.receiver),
+                    "copied" | "cloned" => self.summed_var(&m.receiver),
+                    _ => None,
+                }
+            }
+            Expr::Paren(p) => self.summed_var(&p.expr),
+            _ => None,
+        }
+    }
+
+    /// What a `for` loop iterates over, when it is the elements of variables:
+    /// `a.iter()`, `&a`, with `.copied()`, `.enumerate()` and `.zip(..)`.
+    pub(super) fn element_source(&mut self, e: &Expr) -> Option<Result<Source, syn::Error>> {
+        match e {
+            Expr::Paren(p) => self.element_source(&p.expr),
+            Expr::Reference(r) if r.mutability.is_none() => {
+                let (var, ident) = self.local_var(&r.expr)?;
+                Some(Ok(Source::Elems(var, ident)))
+            }
+            Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                match (name.as_str(), m.args.len()) {
+                    ("iter", 0) => {
+                        let (var, ident) = self.local_var(&m.receiver)?;
+                        Some(Ok(Source::Elems(var, ident)))
+                    }
+                    ("copied" | "cloned", 0) => self.element_source(&m.receiver),
+                    ("enumerate", 0) => Some(
+                        self.element_source(&m.receiver)?
+                            .map(|s| Source::Enumerate(Box::new(s))),
+                    ),
+                    ("zip", 1) => {
+                        let left = self.element_source(&m.receiver)?;
+                        let arg = &m.args[0];
+                        let right = match self.element_source(arg) {
+                            Some(r) => r,
+                            None => match self.local_var(arg) {
+                                Some((var, ident)) => Ok(Source::Elems(var, ident)),
+                                None => Err(err(
+                                    arg,
+                                    "#[differentiable] can zip with the elements of a variable only: `.zip(b.iter())` or `.zip(&b)`",
+                                )),
+                            },
+                        };
+                        Some(
+                            left.and_then(|l| right.map(|r| Source::Zip(Box::new(l), Box::new(r)))),
+                        )
+                    }
+                    ("iter_mut", _) => Some(Err(err(
+                        m,
+                        "#[differentiable] does not support `iter_mut`; write the elements by index: `for i in 0..a.len() { a[i] = ...; }`",
+                    ))),
+                    _ => {
+                        // An adapter over elements: `a.iter().map(..)`, `.rev()`, `.skip(..)`.
+                        if self.element_source(&m.receiver).is_some() {
+                            Some(Err(err(
+                                &m.method,
+                                format!(
+                                    "#[differentiable] does not support `.{name}(..)` in a `for` loop over elements; loop over indices instead: `for i in 0..a.len()`"
+                                ),
+                            )))
+                        } else {
+                            None
+                        }
+                    }
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The expression that counts the elements a source yields.
+    pub(super) fn source_len(src: &Source) -> TokenStream {
+        match src {
+            Source::Elems(_, ident) => quote!(#ident.len()),
+            Source::Enumerate(inner) => Self::source_len(inner),
+            Source::Zip(a, b) => {
+                let (la, lb) = (Self::source_len(a), Self::source_len(b));
+                quote!(::core::cmp::min(#la, #lb))
+            }
+        }
+    }
+
+    pub(super) fn source_vars(src: &Source, vars: &mut Vec<Var>) {
+        match src {
+            Source::Elems(var, _) => vars.push(*var),
+            Source::Enumerate(inner) => Self::source_vars(inner, vars),
+            Source::Zip(a, b) => {
+                Self::source_vars(a, vars);
+                Self::source_vars(b, vars);
+            }
+        }
+    }
+
+    /// Binds the loop pattern to the elements at the hidden index `index`.
+    pub(super) fn bind_elements(
+        &mut self,
+        pat: &Pat,
+        src: &Source,
+        index: (Var, &Ident),
+        out: &mut Vec<Inst>,
+    ) {
+        let pat = match pat {
+            Pat::Paren(p) => &*p.pat,
+            other => other,
+        };
+        if let Pat::Wild(_) = pat {
+            return;
+        }
+        let read_index = |this: &mut Self, out: &mut Vec<Inst>| {
+            let v = this.value(Span::call_site());
+            out.push(Inst::Read {
+                out: v,
+                var: index.0,
+                ident: index.1.clone(),
+            });
+            v
+        };
+        match (src, pat) {
+            (Source::Elems(var, ident), _) => {
+                let (name, by_ref) = match pat {
+                    Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => (p, true),
+                    Pat::Reference(r) if r.mutability.is_none() => {
+                        match &*r.pat {
+                            Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => (p, false),
+                            other => {
+                                self.errors.push(err(other, "#[differentiable] supports a name or `&name` for an element here"));
+                                return;
+                            }
+                        }
+                    }
+                    other => {
+                        self.errors.push(err(
+                            other,
+                            "#[differentiable] supports a name, `&name` or `_` for an element here; bind the element to a name and take it apart in the body: `for t in v.iter() { let (a, b) = *t; .. }`",
+                        ));
+                        return;
+                    }
+                };
+                let i = read_index(self, out);
+                let elem = self.value(name.span());
+                out.push(Inst::Index {
+                    out: elem,
+                    var: *var,
+                    ident: ident.clone(),
+                    index: i,
+                });
+                let x = self.new_var(name.ident.clone(), None, name.mutability.is_some());
+                out.push(Inst::Let {
+                    var: x,
+                    init: Some(elem),
+                });
+                if by_ref {
+                    self.element_vars.push(x);
+                }
+                self.bind(x);
+            }
+            (Source::Enumerate(inner), Pat::Tuple(t)) if t.elems.len() == 2 => {
+                match &t.elems[0] {
+                    Pat::Wild(_) => {}
+                    Pat::Ident(p)
+                        if p.by_ref.is_none() && p.subpat.is_none() && p.mutability.is_none() =>
+                    {
+                        let i = read_index(self, out);
+                        let x = self.new_var(p.ident.clone(), None, false);
+                        self.vars[x.0 as usize].known_inactive = true;
+                        out.push(Inst::Let {
+                            var: x,
+                            init: Some(i),
+                        });
+                        self.bind(x);
+                    }
+                    other => self.errors.push(err(
+                        other,
+                        "#[differentiable] supports a name or `_` for the index of `enumerate`",
+                    )),
+                }
+                self.bind_elements(&t.elems[1], inner, index, out);
+            }
+            (Source::Zip(a, b), Pat::Tuple(t)) if t.elems.len() == 2 => {
+                self.bind_elements(&t.elems[0], a, index, out);
+                self.bind_elements(&t.elems[1], b, index, out);
+            }
+            (_, other) => self.errors.push(err(
+                other,
+                "#[differentiable] expects a pair `(a, b)` here, as `enumerate` and `zip` yield",
+            )),
+        }
+    }
+}
