@@ -8,14 +8,11 @@ impl<'a> Reverse<'a> {
     /// records that keep nothing.
     pub(super) fn plan_layouts(&mut self) {
         let mut defs: HashMap<u32, Src> = HashMap::new();
-        let mut assigned: HashSet<u32> = HashSet::new();
         let insts = self.func.body.all_insts();
-        for inst in &insts {
-            match inst {
-                Inst::Assign { var, .. } | Inst::IndexAssign { var, .. } => {
-                    assigned.insert(var.0);
-                }
-                // Code kept as written that may change what it reads (a macro): assigned too.
+        // What code kept as written may change (a macro may write what it reads).
+        let written: HashSet<u32> = insts
+            .iter()
+            .flat_map(|inst| match inst {
                 Inst::Opaque {
                     reads,
                     may_write: true,
@@ -25,10 +22,14 @@ impl<'a> Reverse<'a> {
                     reads,
                     may_write: true,
                     ..
-                } => {
-                    assigned.extend(reads.iter().map(|v| v.0));
-                }
-                _ => {}
+                } => reads.iter().map(|v| v.0).collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        let mut assigned: HashSet<u32> = written.clone();
+        for inst in &insts {
+            if let Inst::Assign { var, .. } | Inst::IndexAssign { var, .. } = inst {
+                assigned.insert(var.0);
             }
         }
         let params: HashSet<u32> = self.func.params.iter().map(|p| p.var.0).collect();
@@ -177,22 +178,6 @@ impl<'a> Reverse<'a> {
         }
         // Ranges of replayed loops that read only parameters never written, enclosing replayed
         // loops' variables and locals bound once to values the reverse sweep has.
-        let written: HashSet<u32> = insts
-            .iter()
-            .flat_map(|inst| match inst {
-                Inst::Opaque {
-                    reads,
-                    may_write: true,
-                    ..
-                }
-                | Inst::Verbatim {
-                    reads,
-                    may_write: true,
-                    ..
-                } => reads.iter().map(|v| v.0).collect(),
-                _ => Vec::new(),
-            })
-            .collect();
         for inst in &insts {
             let Inst::Loop {
                 head: crate::ir::LoopHead::For { iter, .. },
