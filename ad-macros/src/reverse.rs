@@ -119,6 +119,15 @@ pub struct Reverse<'a> {
     /// Replayed loops whose range the reverse sweep can compute again: the range, whose length
     /// is the trip count, which then stays off the tape.
     trips: HashMap<*const Inst, TokenStream>,
+    /// Values that are finite float literals (`100.0`, or a local bound once to one), and
+    /// whether the literal is nonzero: a product with one, or a quotient by a nonzero one, turns
+    /// a zero adjoint into zeros, so its adjoint is not tested for zero.
+    finite: HashMap<u32, bool>,
+    /// Per replayed loop: reads of slice or array parameters at the loop variable (plus a
+    /// literal) that every iteration makes. The reverse sweep reads each once at the last
+    /// iteration's index before it replays the loop, which cannot fail (the forward sweep read
+    /// it) and tells the compiler that every index of the loop is in bounds.
+    last_reads: HashMap<*const Inst, Vec<TokenStream>>,
 }
 
 /// Where the reverse sweep finds an operand of a record.
@@ -166,6 +175,8 @@ impl<'a> Reverse<'a> {
             literals: crate::lower::literals(func),
             call_args: HashMap::new(),
             trips: HashMap::new(),
+            finite: HashMap::new(),
+            last_reads: HashMap::new(),
         };
         r.scan(&func.body);
         // Which adjoints receive something is a backward flow from the result and the returns:

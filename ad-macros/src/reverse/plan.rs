@@ -45,7 +45,36 @@ impl<'a> Reverse<'a> {
         let mut loop_vars: HashSet<u32> = HashSet::new();
         let mut bound: HashMap<u32, Src> = HashMap::new();
         self.plan_replays(&self.func.body, &stable, &mut Vec::new(), &mut loop_vars);
+        // A slice or array parameter the function never writes: its elements can be read again.
+        let func = self.func;
+        let read_again = |var: Var| {
+            params.contains(&var.0)
+                && !assigned.contains(&var.0)
+                && func.vars[var.0 as usize].ty.as_ref().is_some_and(|t| {
+                    crate::lower::slice_of(t).is_some_and(|(m, _)| !m)
+                        || matches!(t, syn::Type::Array(_))
+                })
+        };
+        let mut finite_vars: HashMap<u32, bool> = HashMap::new();
         for inst in &insts {
+            match inst {
+                Inst::Const { out, tokens } if finite_float(tokens, false).is_some() => {
+                    let nonzero = finite_float(tokens, true).is_some();
+                    self.finite.insert(out.0, nonzero);
+                }
+                Inst::Let {
+                    var,
+                    init: Some(init),
+                } if !assigned.contains(&var.0) => {
+                    if let Some(nonzero) = self.finite.get(&init.0) {
+                        finite_vars.insert(var.0, *nonzero);
+                    }
+                }
+                Inst::Read { out, var, .. } if finite_vars.contains_key(&var.0) => {
+                    self.finite.insert(out.0, finite_vars[&var.0]);
+                }
+                _ => {}
+            }
             match inst {
                 // A number is the same everywhere; a path (a `const`, a `use`d name) is written
                 // again only if no block below the body's top level declares an item, which
@@ -88,13 +117,7 @@ impl<'a> Reverse<'a> {
                     var,
                     ident,
                     index,
-                } if params.contains(&var.0)
-                    && !assigned.contains(&var.0)
-                    && self.func.vars[var.0 as usize].ty.as_ref().is_some_and(|t| {
-                        crate::lower::slice_of(t).is_some_and(|(m, _)| !m)
-                            || matches!(t, syn::Type::Array(_))
-                    }) =>
-                {
+                } if read_again(*var) => {
                     if let Some(i) = raw(&defs, *index) {
                         defs.insert(out.0, Src::Inline(quote!(#ident[#i])));
                     }
@@ -174,6 +197,43 @@ impl<'a> Reverse<'a> {
                     _ => {}
                 },
                 _ => {}
+            }
+        }
+        // The reads of such parameters that every iteration of a replayed loop makes, at an
+        // index that grows with the loop variable: the last iteration's are read again before
+        // the loop's reverse sweep.
+        for inst in &insts {
+            let Inst::Loop { body, .. } = inst else {
+                continue;
+            };
+            let key = std::ptr::from_ref(*inst);
+            let Some((ri, _)) = self.replayed.get(&key) else {
+                continue;
+            };
+            let mut reads: Vec<TokenStream> = Vec::new();
+            for i in &body.insts {
+                if let Inst::Index {
+                    var, ident, index, ..
+                } = i
+                    && read_again(*var)
+                    && let Some(at) = raw(&defs, *index)
+                    && grows_with(&at, ri)
+                {
+                    // A slice's adjoint buffer is as long as the slice: the check on it lets
+                    // the compiler drop the buffer's checks as well.
+                    let read = if self.is_slice(*var) {
+                        let bar = bar_ident(*var);
+                        quote!(let _ = &#ident[#at]; let _ = &#bar[#at];)
+                    } else {
+                        quote!(let _ = &#ident[#at];)
+                    };
+                    if !reads.iter().any(|r| r.to_string() == read.to_string()) {
+                        reads.push(read);
+                    }
+                }
+            }
+            if !reads.is_empty() {
+                self.last_reads.insert(key, reads);
             }
         }
         // Ranges of replayed loops that read only parameters never written, enclosing replayed

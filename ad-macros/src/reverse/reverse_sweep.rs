@@ -207,7 +207,19 @@ impl<'a> Reverse<'a> {
                         };
                         let mut body = self.acc(*a, ca);
                         body.extend(self.acc(*b, cb));
-                        let inner = self.with_adjoint(*out, body);
+                        // Times a finite literal, or over a nonzero one: linear in the adjoint.
+                        let linear = match op {
+                            Arith::Mul => {
+                                self.finite.contains_key(&a.0) || self.finite.contains_key(&b.0)
+                            }
+                            Arith::Div => self.finite.get(&b.0) == Some(&true),
+                            _ => false,
+                        };
+                        let inner = if linear {
+                            self.with_adjoint_linear(*out, body)
+                        } else {
+                            self.with_adjoint(*out, body)
+                        };
                         if self.keeps(*out) {
                             let pop = self.pop_record(*out);
                             let elems = self.bind_elems(*out, &r);
@@ -512,14 +524,24 @@ impl<'a> Reverse<'a> {
                 match self.replayed.get(&std::ptr::from_ref(inst)) {
                     // The loop variable again, last iteration first.
                     Some((ident, start)) => {
-                        let trips = match self.trips.get(&std::ptr::from_ref(inst)) {
+                        let key = std::ptr::from_ref(inst);
+                        let trips = match self.trips.get(&key) {
                             Some(range) => {
                                 quote!(::core::iter::Iterator::size_hint(&(#range)).0)
                             }
                             None => quote!(#tape.pop()),
                         };
+                        let last = self.last_reads.get(&key).map(|reads| {
+                            quote! {
+                                if #n > 0 {
+                                    let #ident = #krate::__private::offset(#start, #n - 1);
+                                    #(#reads)*
+                                }
+                            }
+                        });
                         quote! {
                         let #n: usize = #trips;
+                        #last
                         for #ident in ((#start)..#krate::__private::offset(#start, #n)).rev() { #inner }
                         }
                     }

@@ -255,3 +255,40 @@ pub(super) fn is_number(tokens: &TokenStream) -> bool {
         (Some(proc_macro2::TokenTree::Literal(_)), None)
     )
 }
+
+/// The value of a float literal that is finite, and nonzero if `nonzero`, both as an `f64` and
+/// as an `f32` unless its suffix says `f64` (an unsuffixed literal may be either).
+pub(super) fn finite_float(tokens: &TokenStream, nonzero: bool) -> Option<f64> {
+    if !is_number(tokens) {
+        return None;
+    }
+    let lit: syn::LitFloat = syn::parse2(tokens.clone()).ok()?;
+    let digits = lit.base10_digits();
+    let v: f64 = digits.parse().ok()?;
+    let ok = |x: f64| x.is_finite() && (!nonzero || x != 0.0);
+    let narrow_ok = lit.suffix() == "f64" || digits.parse::<f32>().is_ok_and(|x| ok(f64::from(x)));
+    (ok(v) && narrow_ok).then_some(v)
+}
+
+/// Whether `tokens` are `ri` or `(ri + k)` for an integer literal `k`: an index that grows with
+/// the loop variable `ri`.
+pub(super) fn grows_with(tokens: &TokenStream, ri: &Ident) -> bool {
+    use proc_macro2::TokenTree as T;
+    let is_ri = |t: &T| matches!(t, T::Ident(i) if i == ri);
+    let trees: Vec<T> = tokens.clone().into_iter().collect();
+    match trees.as_slice() {
+        [T::Group(g)] if g.delimiter() == proc_macro2::Delimiter::Parenthesis => {
+            let inner: Vec<T> = g.stream().into_iter().collect();
+            match inner.as_slice() {
+                [a, T::Punct(p), k @ T::Literal(_)] => {
+                    is_ri(a)
+                        && p.as_char() == '+'
+                        && syn::parse2::<syn::LitInt>(k.clone().into()).is_ok()
+                }
+                _ => false,
+            }
+        }
+        [t] => is_ri(t),
+        _ => false,
+    }
+}
