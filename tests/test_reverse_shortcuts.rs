@@ -11,6 +11,10 @@
 //!   a loop that runs no iteration, must not be read there: it would panic where the function did
 //!   not.
 //!
+//! - `sin`, `cos`, `sinh` and `cosh` keep their partial in the record, computed in the forward
+//!   sweep, instead of their value: checked in loops, through repeated pullbacks, and with a zero
+//!   adjoint where the partial is infinite.
+//!
 //! Derivatives are checked against central finite differences (see `fd_check` for h and the
 //! tolerance) or, for the zero-adjoint cases, against the exact value 0 or the textbook partial.
 
@@ -208,4 +212,53 @@ fn an_array_parameter() {
         let (_, t) = ad::jvp(on_array, (a,), (e,));
         assert!(fd_check::close(t, want[i], 1e-6), "{t} {want:?}");
     }
+}
+
+// ---- partials kept in the record ----
+
+#[differentiable]
+fn trig(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        s += x[i].sin() * x[i + 1].cos() + (x[i] * 0.3).sinh() - f64::cosh(x[i + 1]);
+    }
+    s * x[0].cos()
+}
+probe!(
+    trigonometric_partials_in_a_loop,
+    trig,
+    [0.3, -1.2, 0.8, 2.0]
+);
+
+#[differentiable]
+fn polar(r: f64, t: f64) -> (f64, f64) {
+    (r * t.cos(), r * t.sin() + t.sinh())
+}
+
+#[test]
+fn each_pullback_uses_the_kept_partials() {
+    let (r, t) = (1.7, 0.4);
+    let (_, pullback) = ad::vjp(polar, (r, t));
+    for _ in 0..2 {
+        // The Jacobian rows, by the textbook partials.
+        let (dr, dt) = pullback((1.0, 0.0));
+        assert!((dr - t.cos()).abs() < 1e-15 && (dt + r * t.sin()).abs() < 1e-15);
+        let (dr, dt) = pullback((0.0, 1.0));
+        assert!((dr - t.sin()).abs() < 1e-15);
+        assert!((dt - (r * t.cos() + t.cosh())).abs() < 1e-15);
+    }
+}
+
+#[differentiable]
+fn unused_sinh(x: f64, c: f64) -> f64 {
+    let y = (x * 1000.0).sinh();
+    if c > 0.0 { y } else { 1.0 }
+}
+
+#[test]
+fn an_unused_sinh_with_an_infinite_partial_contributes_zero() {
+    for g in both(unused_sinh, 1.0, -1.0) {
+        assert_eq!(g, 0.0);
+    }
+    assert_eq!(both(unused_sinh, 1.0, 1.0), [f64::INFINITY; 2]);
 }

@@ -88,6 +88,14 @@ pub static INACTIVE_METHODS: &[&str] = &[
     "ge",
 ];
 
+/// Unary primitives whose partial costs a second transcendental function (`sin`'s is `cos`):
+/// reverse mode computes the partial in the forward sweep, beside the value (the compiler joins
+/// `sin` and `cos` of one argument into one `sincos`), and keeps it in the record instead of
+/// the value, so that a reverse sweep, or each of several pullbacks, does not compute it again.
+pub fn partial_kept(name: &str) -> bool {
+    matches!(name, "sin" | "cos" | "sinh" | "cosh")
+}
+
 pub fn lookup(name: &str) -> Option<&'static Prim> {
     PRIMS.iter().find(|p| p.name == name)
 }

@@ -180,11 +180,11 @@ impl<'a> Reverse<'a> {
             }
             Inst::Method {
                 out,
+                prim,
                 method,
                 ufcs,
                 recv,
                 args,
-                ..
             } => {
                 let pr = self.p(*recv, al);
                 let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
@@ -192,9 +192,17 @@ impl<'a> Reverse<'a> {
                 let mut ts = Self::def(*out, primal);
                 if self.active(*out) {
                     let y = v_ident(*out);
+                    // The record's last field: the value, or the partial where it is kept.
+                    let last = if crate::prims::partial_kept(prim.name) {
+                        let krate = self.krate;
+                        let name = Ident::new(prim.name, Span::call_site());
+                        quote!(#krate::__private::prim::#name(#pr, #y))
+                    } else {
+                        quote!(#y)
+                    };
                     let mut rec = vec![pr];
                     rec.extend(pargs);
-                    rec.push(quote!(#y));
+                    rec.push(last);
                     ts.extend(self.record(*out, &rec));
                 }
                 ts

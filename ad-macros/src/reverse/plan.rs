@@ -353,6 +353,12 @@ impl<'a> Reverse<'a> {
                         Arith::Add | Arith::Sub => continue,
                     }
                 }
+                // Where the record keeps the partial, the receiver is not needed.
+                Inst::Method { out, prim, .. }
+                    if self.active(*out) && crate::prims::partial_kept(prim.name) =>
+                {
+                    vec![Src::Unused, Src::Tape]
+                }
                 Inst::Method {
                     out, recv, args, ..
                 } if self.active(*out) => {

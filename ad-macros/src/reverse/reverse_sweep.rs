@@ -246,6 +246,11 @@ impl<'a> Reverse<'a> {
                 let fields: Vec<TokenStream> =
                     (0..=n_inputs).map(|i| self.field(*out, i, &r)).collect();
                 let body = match prim.shape {
+                    // The record keeps the partial itself.
+                    Shape::Unary if crate::prims::partial_kept(prim.name) => {
+                        let d = &fields[1];
+                        self.acc(*recv, quote!(#d * #g))
+                    }
                     Shape::Unary => {
                         let (x, y) = (&fields[0], &fields[1]);
                         self.acc(*recv, quote!(#path(#x, #y) * #g))
