@@ -544,10 +544,16 @@ impl<'a> Reverse<'a> {
                                 }
                             }
                         });
+                        // Counted from `start`, never past the last value the loop variable
+                        // took: `start + trips` may not exist (`250u8..=255`).
+                        let k = hyg("__k");
                         quote! {
                         let #n: usize = #trips;
                         #last
-                        for #ident in ((#start)..#krate::__private::offset(#start, #n)).rev() { #inner }
+                        for #k in (0..#n).rev() {
+                            let #ident = #krate::__private::offset(#start, #k);
+                            #inner
+                        }
                         }
                     }
                     None => quote! {
