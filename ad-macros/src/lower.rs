@@ -37,7 +37,37 @@ pub struct Lower {
     /// variable its `break value`s assign, once one is seen.
     value_loops: Vec<(usize, Option<Var>)>,
     scrutinees: Vec<Scrutinee>,
+    /// Names in the value namespace of the items declared inside the body (`const`, `fn`, `use`,
+    /// tuple and unit structs): a variable of the function may not share one.
+    item_names: Vec<String>,
     pub errors: Vec<syn::Error>,
+}
+
+/// Why a variable and an item of the function body may not share a name.
+const ITEM_SHADOW: &str = "#[differentiable] tells variables apart by name and does not see which of them an item declared inside the function shadows, so it could differentiate the wrong one: rename the item or the variable";
+
+/// The names an item declares in the value namespace, with their identifiers.
+fn value_names(item: &syn::Item) -> Vec<syn::Ident> {
+    fn uses(tree: &syn::UseTree, out: &mut Vec<syn::Ident>) {
+        match tree {
+            syn::UseTree::Path(p) => uses(&p.tree, out),
+            syn::UseTree::Name(n) => out.push(n.ident.clone()),
+            syn::UseTree::Rename(r) => out.push(r.rename.clone()),
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| uses(t, out)),
+            syn::UseTree::Glob(_) => {}
+        }
+    }
+    let mut out = Vec::new();
+    match item {
+        syn::Item::Const(c) => out.push(c.ident.clone()),
+        syn::Item::Fn(f) => out.push(f.sig.ident.clone()),
+        syn::Item::Struct(s) if !matches!(s.fields, syn::Fields::Named(_)) => {
+            out.push(s.ident.clone());
+        }
+        syn::Item::Use(u) => uses(&u.tree, &mut out),
+        _ => {}
+    }
+    out
 }
 
 fn err(tokens: impl ToTokens, msg: impl std::fmt::Display) -> syn::Error {
@@ -178,6 +208,7 @@ impl Lower {
             hidden: 0,
             value_loops: Vec::new(),
             scrutinees: Vec::new(),
+            item_names: Vec::new(),
             errors: Vec::new(),
         }
     }
@@ -200,6 +231,15 @@ impl Lower {
 
     fn bind(&mut self, var: Var) {
         let name = self.vars[var.0 as usize].ident.to_string();
+        if self.item_names.contains(&name) {
+            let ident = self.vars[var.0 as usize].ident.clone();
+            self.errors.push(err(
+                &ident,
+                format!(
+                    "`{ident}` names both a variable and an item of this function: {ITEM_SHADOW}"
+                ),
+            ));
+        }
         self.scopes.last_mut().expect("a scope").insert(name, var);
     }
 
@@ -399,6 +439,16 @@ impl Lower {
                 self.errors.push(err(attr, "#[differentiable] does not support `ad` attributes on items inside the function: they would be registered twice; declare the item outside the function"));
                 return;
             }
+        }
+        for ident in value_names(item) {
+            let name = ident.to_string();
+            if self.vars.iter().any(|v| v.ident == name) {
+                self.errors.push(err(
+                    &ident,
+                    format!("`{ident}` names both an item and a variable of this function: {ITEM_SHADOW}"),
+                ));
+            }
+            self.item_names.push(name);
         }
         out.push(Inst::Verbatim {
             tokens: item.to_token_stream(),
