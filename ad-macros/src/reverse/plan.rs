@@ -26,6 +26,17 @@ impl<'a> Reverse<'a> {
                 _ => Vec::new(),
             })
             .collect();
+        // A macro defined inside the function may write any variable it sees without naming
+        // it where it is called (`k = 0.0` in its body): then any variable may be written.
+        let local_macros = insts.iter().any(|inst| {
+            matches!(inst, Inst::Verbatim { tokens, item: true, .. }
+                if tokens.clone().into_iter().next().is_some_and(|t| t.to_string() == "macro_rules"))
+        });
+        let written: HashSet<u32> = if local_macros {
+            (0..self.func.vars.len() as u32).collect()
+        } else {
+            written
+        };
         let mut assigned: HashSet<u32> = written.clone();
         for inst in &insts {
             if let Inst::Assign { var, .. } | Inst::IndexAssign { var, .. } = inst {
@@ -70,7 +81,10 @@ impl<'a> Reverse<'a> {
                         finite_vars.insert(var.0, *nonzero);
                     }
                 }
-                Inst::Read { out, var, .. } if finite_vars.contains_key(&var.0) => {
+                Inst::Read { out, var, .. }
+                    if finite_vars.contains_key(&var.0)
+                        && !self.func.values[out.0 as usize].needs_copy =>
+                {
                     self.finite.insert(out.0, finite_vars[&var.0]);
                 }
                 _ => {}
