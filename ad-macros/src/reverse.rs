@@ -35,6 +35,7 @@ mod forward_sweep;
 mod plan;
 mod reverse_sweep;
 mod shared;
+mod sums;
 
 use shared::*;
 
@@ -128,6 +129,10 @@ pub struct Reverse<'a> {
     /// iteration's index before it replays the loop, which cannot fail (the forward sweep read
     /// it) and tells the compiler that every index of the loop is in bounds.
     last_reads: HashMap<*const Inst, Vec<TokenStream>>,
+    /// Per plain loop, its reads `v[i]` of one and the same element in every iteration, the
+    /// only reads of `v` in the loop: their adjoints add up in a local while the loop is
+    /// replayed, and reach `v`'s adjoint once, after it (see `hoist.rs`).
+    summed: HashMap<*const Inst, Vec<Value>>,
 }
 
 /// Where the reverse sweep finds an operand of a record.
@@ -177,6 +182,7 @@ impl<'a> Reverse<'a> {
             trips: HashMap::new(),
             finite: HashMap::new(),
             last_reads: HashMap::new(),
+            summed: HashMap::new(),
         };
         r.scan(&func.body);
         // Which adjoints receive something is a backward flow from the result and the returns:
@@ -638,6 +644,7 @@ impl<'a> Reverse<'a> {
                 quote!(let mut #s = ::core::option::Option::None;)
             })
             .collect();
+
         let mut indexed: Vec<u32> = self.indexed.iter().copied().collect();
         indexed.sort_unstable();
         for v in indexed {

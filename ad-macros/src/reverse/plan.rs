@@ -412,6 +412,11 @@ impl<'a> Reverse<'a> {
             self.layouts.insert(out.0, layout);
         }
         if !self.has_returns() {
+            // Before the shared indices, which name an index inside the loop body: a summed
+            // read needs its index, computed again, after the loop.
+            if !local_macros {
+                self.plan_sums();
+            }
             self.plan_shared_indices(&self.func.body, false);
         }
     }

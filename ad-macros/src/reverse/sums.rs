@@ -1,0 +1,172 @@
+//! Reads of one and the same element in every iteration of a loop: their adjoints add up in a
+//! local while the reverse sweep replays the loop, and reach the element once, after it.
+//!
+//! In `for b in a + 1..d { qxc[b] += l[idx] * xc[a]; idx += 1; }` every iteration reads `xc[a]`,
+//! and the reverse sweep added each iteration's adjoint to `xc`'s adjoint at `a`: a load and a
+//! store of one element per iteration, each waiting for the last. The sum in a local is the same
+//! sum, added in another order. The loop must be one no exit leaves, the read must be in the loop
+//! body itself (not under an `if` or in an inner loop), the index a variable or a literal, and
+//! the loop must neither declare nor write the variable read or the index's variable; the reverse
+//! sweep must have the index outside the loop (computed again, not kept per iteration). Nothing
+//! in such a loop takes the element's adjoint out (only a write of the element would), so adding
+//! the sum later changes nothing else.
+
+use super::*;
+
+/// The local in which the adjoints of a summed read add up.
+pub(super) fn sum_ident(out: Value) -> Ident {
+    hyg(&format!("__sum{}", out.0))
+}
+
+impl<'a> Reverse<'a> {
+    /// Finds the reads to sum, per plain loop.
+    pub(super) fn plan_sums(&mut self) {
+        for inst in self.func.body.all_insts() {
+            let Inst::Loop { head, body } = inst else {
+                continue;
+            };
+            if loop_mode(body) != LoopMode::Plain {
+                continue;
+            }
+            // What the loop declares or may write, its condition included.
+            let mut inside = body.all_insts();
+            let mut changing: HashSet<u32> = HashSet::new();
+            match head {
+                crate::ir::LoopHead::For { var: Some(v), .. } => {
+                    changing.insert(v.0);
+                }
+                crate::ir::LoopHead::While { cond_block, .. } => {
+                    inside.extend(cond_block.all_insts());
+                }
+                _ => {}
+            }
+            let call_args: HashSet<u32> = inside
+                .iter()
+                .flat_map(|i| match i {
+                    Inst::Call { args, .. } => args.iter().map(|a| a.0).collect(),
+                    _ => Vec::new(),
+                })
+                .collect();
+            for i in &inside {
+                match i {
+                    Inst::Let { var, .. }
+                    | Inst::Assign { var, .. }
+                    | Inst::IndexAssign { var, .. }
+                    | Inst::Loop {
+                        head: crate::ir::LoopHead::For { var: Some(var), .. },
+                        ..
+                    } => {
+                        changing.insert(var.0);
+                    }
+                    Inst::Opaque {
+                        reads,
+                        may_write: true,
+                        ..
+                    }
+                    | Inst::Verbatim {
+                        reads,
+                        may_write: true,
+                        ..
+                    } => changing.extend(reads.iter().map(|r| r.0)),
+                    // A variable passed to a call may be written there (a `&mut [T]` output).
+                    Inst::Read { out, var, .. } if call_args.contains(&out.0) => {
+                        changing.insert(var.0);
+                    }
+                    _ => {}
+                }
+            }
+            // The instructions of the body itself that define the indices.
+            let defs: HashMap<u32, &Inst> = body
+                .insts
+                .iter()
+                .filter_map(|i| match i {
+                    Inst::Read { out, .. } | Inst::Const { out, .. } => Some((out.0, i)),
+                    _ => None,
+                })
+                .collect();
+            let steady = |var: &Var| !changing.contains(&var.0);
+            let summed: Vec<Value> = body
+                .insts
+                .iter()
+                .filter_map(|i| match i {
+                    Inst::Index {
+                        out, var, index, ..
+                    } if self.active(*out)
+                        && self.contributed.contains(&out.0)
+                        && (self.is_slice(*var) || self.var_contributed.contains(&var.0))
+                        && steady(var)
+                        && match defs.get(&index.0) {
+                            Some(Inst::Read { var, .. }) => steady(var),
+                            Some(Inst::Const { .. }) => true,
+                            _ => false,
+                        }
+                        && matches!(
+                            self.layouts.get(&out.0).and_then(|l| l.first()),
+                            Some(Src::Inline(_))
+                        ) =>
+                    {
+                        Some(*out)
+                    }
+                    _ => None,
+                })
+                .collect();
+            if !summed.is_empty() {
+                self.summed.insert(std::ptr::from_ref(inst), summed);
+            }
+        }
+    }
+
+    /// Whether the adjoint of the read `out` adds up in a local while its loop is replayed.
+    pub(super) fn is_summed(&self, out: Value) -> bool {
+        self.summed.values().any(|reads| reads.contains(&out))
+    }
+
+    /// In the reverse sweep, around the replay of the loop `inst` (which runs only if the loop
+    /// ran): the locals of its summed reads, and after it, those sums added to the adjoints of
+    /// their elements.
+    pub(super) fn around_replay(&self, inst: &Inst) -> Option<(TokenStream, TokenStream)> {
+        let summed = self.summed.get(&std::ptr::from_ref(inst))?;
+        let (krate, g, r) = (self.krate, hyg("__g"), hyg("__rec"));
+        let mut before = TokenStream::new();
+        let mut after = TokenStream::new();
+        for &out in summed {
+            let sum = sum_ident(out);
+            before.extend(quote!(let mut #sum = #krate::__private::Adj::default();));
+            // The element's index, computed again as the read's reverse would.
+            let at = self.field(out, 0, &r);
+            let add = self.element_adjoint(out, &at);
+            after.extend(quote! {
+                if let ::core::option::Option::Some(#g) = #krate::__private::take_linear(&mut #sum) {
+                    #add
+                }
+            });
+        }
+        Some((before, after))
+    }
+
+    /// Adds `__g` to the adjoint of the element that the read `out` (an `Inst::Index`) read, at
+    /// index `at`.
+    fn element_adjoint(&self, out: Value, at: &TokenStream) -> TokenStream {
+        let (krate, g) = (self.krate, hyg("__g"));
+        let var = self
+            .func
+            .body
+            .all_insts()
+            .into_iter()
+            .find_map(|i| match i {
+                Inst::Index { out: o, var, .. } if *o == out => Some(*var),
+                _ => None,
+            });
+        match var {
+            Some(var) if self.is_slice(var) => {
+                let bar = bar_ident(var);
+                quote!(#krate::__private::slice_acc_at(#bar, #at, #g);)
+            }
+            Some(var) if self.var_contributed.contains(&var.0) => {
+                let (x, k) = (x_ident(var), k_ident(var));
+                quote!(#krate::__private::acc_at(&mut #x, &#k, #at, #g);)
+            }
+            _ => TokenStream::new(),
+        }
+    }
+}
