@@ -261,6 +261,25 @@ pub struct Block {
     pub result: Option<Value>,
 }
 
+impl Inst {
+    /// The variables that code kept as written may change: those it reads, if it may write.
+    pub fn may_write_reads(&self) -> &[Var] {
+        match self {
+            Inst::Opaque {
+                reads,
+                may_write: true,
+                ..
+            }
+            | Inst::Verbatim {
+                reads,
+                may_write: true,
+                ..
+            } => reads,
+            _ => &[],
+        }
+    }
+}
+
 impl Block {
     /// Every instruction of the block, nested blocks included, in evaluation order.
     pub fn all_insts(&self) -> Vec<&Inst> {

@@ -33,9 +33,9 @@ use syn::ext::IdentExt;
 
 mod forward_sweep;
 mod plan;
+mod replay;
 mod reverse_sweep;
 mod shared;
-mod sums;
 
 use shared::*;
 

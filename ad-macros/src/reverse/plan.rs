@@ -12,19 +12,7 @@ impl<'a> Reverse<'a> {
         // What code kept as written may change (a macro may write what it reads).
         let written: HashSet<u32> = insts
             .iter()
-            .flat_map(|inst| match inst {
-                Inst::Opaque {
-                    reads,
-                    may_write: true,
-                    ..
-                }
-                | Inst::Verbatim {
-                    reads,
-                    may_write: true,
-                    ..
-                } => reads.iter().map(|v| v.0).collect(),
-                _ => Vec::new(),
-            })
+            .flat_map(|inst| inst.may_write_reads().iter().map(|v| v.0))
             .collect();
         // A macro defined inside the function may write any variable it sees without naming
         // it where it is called (`k = 0.0` in its body): then any variable may be written.
@@ -213,43 +201,8 @@ impl<'a> Reverse<'a> {
                 _ => {}
             }
         }
-        // The reads of such parameters that every iteration of a replayed loop makes, at an
-        // index that grows with the loop variable: the last iteration's are read again before
-        // the loop's reverse sweep.
-        for inst in &insts {
-            let Inst::Loop { body, .. } = inst else {
-                continue;
-            };
-            let key = std::ptr::from_ref(*inst);
-            let Some((ri, _)) = self.replayed.get(&key) else {
-                continue;
-            };
-            let mut reads: Vec<TokenStream> = Vec::new();
-            for i in &body.insts {
-                if let Inst::Index {
-                    var, ident, index, ..
-                } = i
-                    && read_again(*var)
-                    && let Some(at) = raw(&defs, *index)
-                    && grows_with(&at, ri)
-                {
-                    // A slice's adjoint buffer is as long as the slice: the check on it lets
-                    // the compiler drop the buffer's checks as well.
-                    let read = if self.is_slice(*var) {
-                        let bar = bar_ident(*var);
-                        quote!(let _ = &#ident[#at]; let _ = &#bar[#at];)
-                    } else {
-                        quote!(let _ = &#ident[#at];)
-                    };
-                    if !reads.iter().any(|r| r.to_string() == read.to_string()) {
-                        reads.push(read);
-                    }
-                }
-            }
-            if !reads.is_empty() {
-                self.last_reads.insert(key, reads);
-            }
-        }
+        // Reads at the last iteration's index, before a replayed loop's reverse sweep.
+        self.plan_last_reads(&defs, &read_again);
         // Ranges of replayed loops that read only parameters never written, enclosing replayed
         // loops' variables and locals bound once to values the reverse sweep has.
         for inst in &insts {

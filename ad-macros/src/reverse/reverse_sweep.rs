@@ -97,8 +97,8 @@ impl<'a> Reverse<'a> {
                 let each = matches!(inst, Inst::Sum { .. });
                 let at = self.field(*out, 0, &r);
                 let body = if !each && self.is_summed(*out) {
-                    // Added to the element once the loop is replayed (see `sums.rs`).
-                    let sum = sums::sum_ident(*out);
+                    // Added to the element once the loop is replayed (see `replay.rs`).
+                    let sum = replay::sum_ident(*out);
                     self.with_adjoint_linear(*out, quote!(#krate::__private::acc(&mut #sum, #g);))
                 } else if self.is_slice(*var) {
                     let bar = bar_ident(*var);
@@ -527,56 +527,7 @@ impl<'a> Reverse<'a> {
                     }
                 };
             }
-            Inst::Loop { body, .. } => {
-                let n = hyg("__trips");
-                let inner = self.reverse_block(body);
-                // The sums of reads of one element, around the replay of a loop that ran.
-                let inner_loop = |looped: TokenStream| match self.around_replay(inst) {
-                    Some((before, after)) => quote!(if #n > 0 { #before #looped #after }),
-                    None => looped,
-                };
-                match self.replayed.get(&std::ptr::from_ref(inst)) {
-                    // The loop variable again, last iteration first.
-                    Some((ident, start)) => {
-                        let key = std::ptr::from_ref(inst);
-                        let trips = match self.trips.get(&key) {
-                            Some(range) => {
-                                quote!(::core::iter::Iterator::size_hint(&(#range)).0)
-                            }
-                            None => quote!(#tape.pop()),
-                        };
-                        let last = self.last_reads.get(&key).map(|reads| {
-                            quote! {
-                                if #n > 0 {
-                                    let #ident = #krate::__private::offset(#start, #n - 1);
-                                    #(#reads)*
-                                }
-                            }
-                        });
-                        // Counted from `start`, never past the last value the loop variable
-                        // took: `start + trips` may not exist (`250u8..=255`).
-                        let k = hyg("__k");
-                        let looped = inner_loop(quote! {
-                            for #k in (0..#n).rev() {
-                                let #ident = #krate::__private::offset(#start, #k);
-                                #inner
-                            }
-                        });
-                        quote! {
-                        let #n: usize = #trips;
-                        #last
-                        #looped
-                        }
-                    }
-                    None => {
-                        let looped = inner_loop(quote!(for _ in 0..#n { #inner }));
-                        quote! {
-                            let #n: usize = #tape.pop();
-                            #looped
-                        }
-                    }
-                }
-            }
+            Inst::Loop { body, .. } => self.reverse_plain_loop(inst, body),
             Inst::Return { value } => {
                 let k = self.returns[&std::ptr::from_ref(inst)];
                 let live = hyg("__live");

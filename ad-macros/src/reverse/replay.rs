@@ -1,5 +1,15 @@
-//! Reads of one and the same element in every iteration of a loop: their adjoints add up in a
-//! local while the reverse sweep replays the loop, and reach the element once, after it.
+//! The reverse sweep of a loop no exit leaves: the loop replayed, last iteration first, and
+//! what goes around the replay.
+//!
+//! **Reads at the last iteration's index.** Before a replayed `for` loop, the reverse sweep reads
+//! the elements of read-only slice and array parameters (and of the slices' adjoint buffers)
+//! that every iteration reads at the loop variable plus a literal, at the last iteration's
+//! index. The forward sweep read them, so the reads cannot fail, and they tell the compiler that
+//! every index of the loop is in bounds, so that it drops the checks inside it.
+//!
+//! **Sums of one element.** Reads of one and the same element in every iteration of a loop have
+//! their adjoints add up in a local while the reverse sweep replays the loop, and reach the
+//! element once, after it.
 //!
 //! In `for b in a + 1..d { qxc[b] += l[idx] * xc[a]; idx += 1; }` every iteration reads `xc[a]`,
 //! and the reverse sweep added each iteration's adjoint to `xc`'s adjoint at `a`: a load and a
@@ -19,6 +29,49 @@ pub(super) fn sum_ident(out: Value) -> Ident {
 }
 
 impl<'a> Reverse<'a> {
+    /// Finds, per replayed loop, the reads that every iteration makes of a parameter that
+    /// `read_again` allows, at an index that grows with the loop variable.
+    pub(super) fn plan_last_reads(
+        &mut self,
+        defs: &HashMap<u32, Src>,
+        read_again: &dyn Fn(Var) -> bool,
+    ) {
+        for inst in self.func.body.all_insts() {
+            let Inst::Loop { body, .. } = inst else {
+                continue;
+            };
+            let key = std::ptr::from_ref(inst);
+            let Some((ri, _)) = self.replayed.get(&key) else {
+                continue;
+            };
+            let mut reads: Vec<TokenStream> = Vec::new();
+            for i in &body.insts {
+                if let Inst::Index {
+                    var, ident, index, ..
+                } = i
+                    && read_again(*var)
+                    && let Some(at) = raw(defs, *index)
+                    && grows_with(&at, ri)
+                {
+                    // A slice's adjoint buffer is as long as the slice: the check on it lets
+                    // the compiler drop the buffer's checks as well.
+                    let read = if self.is_slice(*var) {
+                        let bar = bar_ident(*var);
+                        quote!(let _ = &#ident[#at]; let _ = &#bar[#at];)
+                    } else {
+                        quote!(let _ = &#ident[#at];)
+                    };
+                    if !reads.iter().any(|r| r.to_string() == read.to_string()) {
+                        reads.push(read);
+                    }
+                }
+            }
+            if !reads.is_empty() {
+                self.last_reads.insert(key, reads);
+            }
+        }
+    }
+
     /// Finds the reads to sum, per plain loop.
     pub(super) fn plan_sums(&mut self) {
         for inst in self.func.body.all_insts() {
@@ -48,6 +101,7 @@ impl<'a> Reverse<'a> {
                 })
                 .collect();
             for i in &inside {
+                changing.extend(i.may_write_reads().iter().map(|r| r.0));
                 match i {
                     Inst::Let { var, .. }
                     | Inst::Assign { var, .. }
@@ -58,16 +112,6 @@ impl<'a> Reverse<'a> {
                     } => {
                         changing.insert(var.0);
                     }
-                    Inst::Opaque {
-                        reads,
-                        may_write: true,
-                        ..
-                    }
-                    | Inst::Verbatim {
-                        reads,
-                        may_write: true,
-                        ..
-                    } => changing.extend(reads.iter().map(|r| r.0)),
                     // A variable passed to a call may be written there (a `&mut [T]` output).
                     Inst::Read { out, var, .. } if call_args.contains(&out.0) => {
                         changing.insert(var.0);
@@ -121,10 +165,56 @@ impl<'a> Reverse<'a> {
         self.summed.values().any(|reads| reads.contains(&out))
     }
 
+    /// The reverse sweep of the plain loop `inst`: its body's reverse as many times as the loop
+    /// ran, a replayed `for` loop's variable bound again, counting down.
+    pub(super) fn reverse_plain_loop(&self, inst: &Inst, body: &Block) -> TokenStream {
+        let (krate, tape, n) = (self.krate, hyg("__tape"), hyg("__trips"));
+        let inner = self.reverse_block(body);
+        // The sums of reads of one element, around the replay of a loop that ran.
+        let around = |looped: TokenStream| match self.around_replay(inst) {
+            Some((before, after)) => quote!(if #n > 0 { #before #looped #after }),
+            None => looped,
+        };
+        let key = std::ptr::from_ref(inst);
+        let Some((ident, start)) = self.replayed.get(&key) else {
+            let looped = around(quote!(for _ in 0..#n { #inner }));
+            return quote! {
+                let #n: usize = #tape.pop();
+                #looped
+            };
+        };
+        let trips = match self.trips.get(&key) {
+            Some(range) => quote!(::core::iter::Iterator::size_hint(&(#range)).0),
+            None => quote!(#tape.pop()),
+        };
+        let last = self.last_reads.get(&key).map(|reads| {
+            quote! {
+                if #n > 0 {
+                    let #ident = #krate::__private::offset(#start, #n - 1);
+                    #(#reads)*
+                }
+            }
+        });
+        // Counted from `start`, never past the last value the loop variable took:
+        // `start + trips` may not exist (`250u8..=255`).
+        let k = hyg("__k");
+        let looped = around(quote! {
+            for #k in (0..#n).rev() {
+                let #ident = #krate::__private::offset(#start, #k);
+                #inner
+            }
+        });
+        quote! {
+            let #n: usize = #trips;
+            #last
+            #looped
+        }
+    }
+
     /// In the reverse sweep, around the replay of the loop `inst` (which runs only if the loop
     /// ran): the locals of its summed reads, and after it, those sums added to the adjoints of
     /// their elements.
-    pub(super) fn around_replay(&self, inst: &Inst) -> Option<(TokenStream, TokenStream)> {
+    fn around_replay(&self, inst: &Inst) -> Option<(TokenStream, TokenStream)> {
         let summed = self.summed.get(&std::ptr::from_ref(inst))?;
         let (krate, g, r) = (self.krate, hyg("__g"), hyg("__rec"));
         let mut before = TokenStream::new();
