@@ -453,10 +453,47 @@ fn a_rule_may_own_another_guard() {
 #[test]
 fn a_forged_tape_panics() {
     let result = std::panic::catch_unwind(|| {
+        static SITE: ad::__private::CallSite =
+            ad::__private::CallSite::new("forged", file!(), line!(), column!());
         let mut tape = ad::__private::Tape::new();
         tape.push(0x1000_u64);
         tape.push(0xADAD_5EED_0000_0001_u64);
-        ad::Function::__backward(f, &mut tape, (1.0,), 1.0, Some(1.0))
+        ad::Function::__backward(f, &SITE, &mut tape, (1.0,), 1.0, Some(1.0))
     });
     assert!(result.is_err());
+}
+
+/// Only the next test touches `swapped`: it registers a rule for it.
+#[differentiable]
+fn swapped(x: f64) -> f64 {
+    x * x
+}
+
+#[differentiable]
+fn calls_swapped(x: f64) -> f64 {
+    3.0 * swapped(x)
+}
+
+/// A pullback runs the rules its own forward sweep ran, whatever forward sweeps ran at the same
+/// call sites since: the call site's cache then holds a newer resolution, and the reverse sweep
+/// finds the recorded one in the table instead.
+#[test]
+fn a_pullback_keeps_the_rules_of_its_forward_sweep() {
+    let x = 2.0_f64;
+    // d/dx 3x^2 = 6x; the rule below says 3 * 100 instead, on purpose.
+    let (exact, ruled) = (6.0 * x, 300.0);
+    let (_, before) = ad::vjp(calls_swapped, (x,));
+    let guard = ad::rules::register_reverse(swapped, |_x: f64, _y: f64, bar: f64| 100.0 * bar);
+    let (_, during) = ad::vjp(calls_swapped, (x,));
+    assert_eq!(before(1.0), (exact,), "recorded before the rule");
+    assert_eq!(during(1.0), (ruled,), "recorded with the rule");
+    drop(guard);
+    let (_, after) = ad::vjp(calls_swapped, (x,));
+    assert_eq!(after(1.0), (exact,), "recorded after the rule went");
+    assert_eq!(
+        during(1.0),
+        (ruled,),
+        "the rule's pullback again, after a newer sweep"
+    );
+    assert_eq!(before(2.0), (2.0 * exact,), "the first pullback, last");
 }

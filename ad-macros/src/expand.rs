@@ -236,7 +236,9 @@ fn split_commas(tokens: TokenStream) -> Vec<TokenStream> {
 /// - `__backward`, with `args` the tape, the call's record `(arguments, value)` and the value's
 ///   adjoint; its result is the tuple of the arguments' adjoints, one per argument as written.
 ///
-/// The forward ones own a `static` cache for the call site. The call carries the user's span, so
+/// The call site's `static` cache is declared here, or with `site` by [`site_static`] where the
+/// reverse sweep can name it too: the reverse sweep of a call looks there first for the rule its
+/// forward sweep recorded (see `ad_runtime::dispatch`). The call carries the user's span, so
 /// that a type error in it points at the user's call. The arguments go through the fitting of
 /// [`fit_items`] first, so that arguments that do not fit the callee are reported once, on the
 /// user's own call, and not again on the generated one.
@@ -247,10 +249,9 @@ pub fn call_site(
     method: &str,
     args: TokenStream,
     callee: &TokenStream,
+    site: Option<&Ident>,
 ) -> TokenStream {
-    let site = Ident::new("__AD_SITE", Span::mixed_site());
-    let line = quote_spanned!(span=> ::core::line!());
-    let column = quote_spanned!(span=> ::core::column!());
+    let local = Ident::new("__AD_SITE", Span::mixed_site());
     let krate_here = respan(krate, span);
     let method_ident = Ident::new(method, span);
     // The argument tuples carry the call's span too (their contents keep their own).
@@ -270,10 +271,11 @@ pub fn call_site(
     let function = quote_spanned!(span=> #krate_here::__private::Function::#method_ident);
     let fitter = quote_spanned!(span=> let #fitting = #fit::of(&#callee, &#arguments););
     let fitted = |value: TokenStream| quote_spanned!(span=> (&#fitting).fit(#value));
-    let static_site = quote! {
-        static #site: #krate::__private::CallSite =
-            #krate::__private::CallSite::new(#caller, ::core::file!(), #line, #column);
+    let static_site = match site {
+        Some(_) => TokenStream::new(),
+        None => site_static(krate, caller, span, &local),
     };
+    let site = site.unwrap_or(&local);
     match (method, split_commas(args).as_slice()) {
         ("__forward", [values, tangent_values]) => {
             let pair = fitted(quote!((#arguments, #tangents)));
@@ -301,9 +303,10 @@ pub fn call_site(
         }
         ("__backward", [tape, record, adjoint]) => {
             let fitted = fitted(quote!(#arguments));
-            let adjoints = quote_spanned!(span=> (&#fitting).fit_tangents(#function(#callee, #tape, #fitted, #record.1, #adjoint)));
+            let adjoints = quote_spanned!(span=> (&#fitting).fit_tangents(#function(#callee, &#site, #tape, #fitted, #record.1, #adjoint)));
             quote! {
                 {
+                    #static_site
                     let #arguments = #record.0;
                     #fitter
                     #adjoints
@@ -312,9 +315,10 @@ pub fn call_site(
         }
         ("__backward_into", [tape, values, buffers, value, adjoint]) => {
             let fitted = fitted(quote!(#arguments));
-            let adjoints = quote_spanned!(span=> (&#fitting).fit_tangents(#function(#callee, #tape, #fitted, #buffers, #value, #adjoint)));
+            let adjoints = quote_spanned!(span=> (&#fitting).fit_tangents(#function(#callee, &#site, #tape, #fitted, #buffers, #value, #adjoint)));
             quote! {
                 {
+                    #static_site
                     let #arguments = #values;
                     #fitter
                     #adjoints
@@ -322,6 +326,21 @@ pub fn call_site(
             }
         }
         _ => unreachable!("a generated call of an unknown shape: {method}"),
+    }
+}
+
+/// The `static` cache of a call site, named `site`, for [`call_site`].
+pub fn site_static(
+    krate: &TokenStream,
+    caller: &TokenStream,
+    span: Span,
+    site: &Ident,
+) -> TokenStream {
+    let line = quote_spanned!(span=> ::core::line!());
+    let column = quote_spanned!(span=> ::core::column!());
+    quote! {
+        static #site: #krate::__private::CallSite =
+            #krate::__private::CallSite::new(#caller, ::core::file!(), #line, #column);
     }
 }
 

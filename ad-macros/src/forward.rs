@@ -378,6 +378,7 @@ impl<'a> Forward<'a> {
                     "__forward",
                     quote!((#(#pargs,)*), (#(#targs,)*)),
                     callee,
+                    None,
                 );
                 quote!(let (#v, #d) = #call;)
             }

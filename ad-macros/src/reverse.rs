@@ -67,6 +67,11 @@ fn bar_ident(var: Var) -> Ident {
     hyg(&format!("__bar{}", var.0))
 }
 
+/// The call-site cache of the call defining `v`, named by both sweeps.
+fn site_ident(v: Value) -> Ident {
+    hyg(&format!("__AD_SITE_{}", v.0))
+}
+
 /// Record slot of the instruction defining `v`.
 fn s_ident(v: Value) -> Ident {
     hyg(&format!("__s{}", v.0))
@@ -677,6 +682,19 @@ impl<'a> Reverse<'a> {
                 _ => None,
             })
             .collect();
+        // The caches of the call sites: the reverse sweep of a call finds the rule its forward
+        // sweep ran there first.
+        let mut sites = std::collections::BTreeMap::new();
+        for inst in func.body.all_insts() {
+            if let Inst::Call { out, span, .. } = inst
+                && self.active(*out)
+            {
+                sites.entry(out.0).or_insert_with(|| {
+                    crate::expand::site_static(krate, &self.caller, *span, &site_ident(*out))
+                });
+            }
+        }
+        let sites = sites.into_values();
         let param_witnesses: Vec<TokenStream> = func
             .params
             .iter()
@@ -764,6 +782,7 @@ impl<'a> Reverse<'a> {
                 #joint: bool,
             ) -> (::core::option::Option<#ret>, (#(#tangent_types,)*)) {
                 #(#items)*
+                #(#sites)*
                 #(#shapes)*
                 #(#slots)*
                 // The forward sweep, unless this call is the reverse sweep alone.

@@ -7,7 +7,9 @@
 //! that calls it resolves again and sees the new rule.
 //!
 //! In reverse mode the forward sweep of a call records one tape word naming the rule it ran,
-//! and the reverse sweep finds that rule again in an append-only table, also without a lock.
+//! and the reverse sweep finds that rule again, without a lock: at its call site, whose last
+//! resolution carries the same word unless the rules changed in between, or else in an
+//! append-only table of every resolution.
 
 use crate::error::Error;
 use crate::function::{Function, Tan};
@@ -90,6 +92,18 @@ impl CallSite {
             caller,
             location: Location { file, line, column },
         }
+    }
+
+    /// The last resolution published here, if it holds a `T`, valid or not.
+    #[inline(always)]
+    fn last<T: 'static>(&self) -> Option<&'static Cached<T>> {
+        let header = self.cache.load(Ordering::Acquire);
+        if header.is_null() {
+            return None;
+        }
+        // SAFETY: a non-null cache pointer is only ever stored by `publish`, from
+        // `Cached::header_ptr`; the header it points to is never freed.
+        unsafe { Cached::from_header(header) }
     }
 
     /// The cached resolution of type `T`, if there is one and it is still valid.
@@ -336,13 +350,30 @@ where
     }
 }
 
-/// The rule that the forward sweep of a call recorded on the tape.
+/// The rule that the forward sweep of a call at `site` recorded on the tape.
+///
+/// Usually the one the site still caches: its word is compared with the tape's, with loads
+/// that do not wait for the tape. Otherwise (the rules changed between the sweeps, or a tape
+/// from elsewhere) the word is looked up in the table.
 #[inline(always)]
-fn recorded<F, A>(tape: &mut Tape) -> &'static ReverseImpl<F::Sig>
+fn recorded<F, A>(site: &'static CallSite, tape: &mut Tape) -> &'static ReverseImpl<F::Sig>
 where
     F: Function<A>,
 {
     let word = tape.pop::<u64>();
+    match site.last::<Indexed<ReverseImpl<F::Sig>>>() {
+        Some(cached) if cached.value.word == word => &cached.value.rule,
+        _ => looked_up::<F, A>(word),
+    }
+}
+
+/// The rule that the tape word `word` names, from the table.
+#[cold]
+#[inline(never)]
+fn looked_up<F, A>(word: u64) -> &'static ReverseImpl<F::Sig>
+where
+    F: Function<A>,
+{
     if word & !u64::from(u32::MAX) != RECORD_TAG {
         out_of_step();
     }
@@ -367,6 +398,7 @@ fn out_of_step() -> ! {
 /// is not used, or its adjoint is zero), the callee's records are only popped.
 #[inline(always)]
 pub(crate) fn backward<F, A>(
+    site: &'static CallSite,
     f: F,
     tape: &mut Tape,
     args: A,
@@ -378,12 +410,13 @@ where
 {
     assert!(!F::BUFFERS, "{SLICE_CALL}");
     let mut stores = F::stores(&args);
-    backward_with(f, tape, args, &mut stores, value, adjoint)
+    backward_with(site, f, tape, args, &mut stores, value, adjoint)
 }
 
 /// The reverse sweep of a call whose slice arguments come with the caller's adjoint buffers.
 #[inline(always)]
 pub(crate) fn backward_into<F, A>(
+    site: &'static CallSite,
     f: F,
     tape: &mut Tape,
     args: A,
@@ -395,13 +428,14 @@ where
     F: Function<A>,
 {
     let mut stores = F::stores_from(&bars);
-    let gradient = backward_with(f, tape, args, &mut stores, value, adjoint);
+    let gradient = backward_with(site, f, tape, args, &mut stores, value, adjoint);
     F::stores_into(stores, bars);
     gradient
 }
 
 #[inline(always)]
 fn backward_with<F, A>(
+    site: &'static CallSite,
     f: F,
     tape: &mut Tape,
     args: A,
@@ -412,7 +446,7 @@ fn backward_with<F, A>(
 where
     F: Function<A>,
 {
-    let rule = recorded::<F, A>(tape);
+    let rule = recorded::<F, A>(site, tape);
     // A function with slices gets adjoints through its buffers as well as through its value:
     // its rule runs even when the value has none.
     let adjoint = match adjoint {

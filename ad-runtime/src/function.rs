@@ -743,32 +743,34 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
         crate::dispatch::augmented(site, self, tape, args)
     }
 
-    /// The reverse sweep of a call recorded by `__augmented` whose slice arguments come with
-    /// the caller's adjoint buffers, for generated code.
+    /// The reverse sweep of a call recorded by `__augmented` at `site` whose slice arguments
+    /// come with the caller's adjoint buffers, for generated code.
     #[doc(hidden)]
     #[inline(always)]
     fn __backward_into(
         self,
+        site: &'static crate::dispatch::CallSite,
         tape: &mut Tape,
         args: Args,
         bars: Self::Bars,
         value: Self::Output,
         adjoint: Option<Tan<Self::Output>>,
     ) -> Self::Gradient {
-        crate::dispatch::backward_into(self, tape, args, bars, value, adjoint)
+        crate::dispatch::backward_into(site, self, tape, args, bars, value, adjoint)
     }
 
-    /// The reverse sweep of a call recorded by `__augmented`, for generated code.
+    /// The reverse sweep of a call recorded by `__augmented` at `site`, for generated code.
     #[doc(hidden)]
     #[inline(always)]
     fn __backward(
         self,
+        site: &'static crate::dispatch::CallSite,
         tape: &mut Tape,
         args: Args,
         value: Self::Output,
         adjoint: Option<Tan<Self::Output>>,
     ) -> Self::Gradient {
-        crate::dispatch::backward(self, tape, args, value, adjoint)
+        crate::dispatch::backward(site, self, tape, args, value, adjoint)
     }
 }
 

@@ -258,6 +258,7 @@ impl<'a> Reverse<'a> {
                     "__augmented",
                     quote!(#tape, (#(#call_args,)*)),
                     callee,
+                    Some(&super::site_ident(*out)),
                 );
                 let kept = hyg("__args");
                 let mut ts = quote! {

@@ -362,6 +362,7 @@ impl<'a> Reverse<'a> {
                         "__backward_into",
                         quote!(#tape, (#(#call_args,)*), (#(#buffers,)*), #r.1, #adjoint),
                         callee,
+                        Some(&super::site_ident(*out)),
                     );
                     let got = hyg("__got");
                     quote!({
@@ -397,6 +398,7 @@ impl<'a> Reverse<'a> {
                         "__backward",
                         quote!(#tape, #full, #adjoint),
                         callee,
+                        Some(&super::site_ident(*out)),
                     );
                     quote!({
                         let #full = #rec;
