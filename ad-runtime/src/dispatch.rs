@@ -209,8 +209,9 @@ struct Indexed<T> {
 }
 
 /// Every reverse-mode resolution any call site has made, by index. The forward sweep of a call
-/// records the index of the rule it ran, and the reverse sweep looks it up here and checks its
-/// type: what comes off the tape is never trusted as a pointer. Entries are few (one per call
+/// records the index of the rule it ran, and the reverse sweep, when its call site no longer
+/// holds that resolution, looks it up here and checks its type: what comes off the tape is
+/// never trusted as a pointer, only compared. Entries are few (one per call
 /// site per change of its callee's rules) and live for the whole process.
 ///
 /// The table only grows, and an entry never changes once written, so the reverse sweep reads
