@@ -136,8 +136,8 @@ pub struct Reverse<'a> {
     last_reads: HashMap<*const Inst, Vec<TokenStream>>,
     /// Per plain loop, its reads `v[i]` of one and the same element in every iteration, the
     /// only reads of `v` in the loop: their adjoints add up in a local while the loop is
-    /// replayed, and reach `v`'s adjoint once, after it (see `hoist.rs`).
-    summed: HashMap<*const Inst, Vec<Value>>,
+    /// replayed, and reach `v`'s adjoint once, after it (see `replay.rs`); with `v`.
+    summed: HashMap<*const Inst, Vec<(Value, Var)>>,
 }
 
 /// Where the reverse sweep finds an operand of a record.
@@ -649,7 +649,6 @@ impl<'a> Reverse<'a> {
                 quote!(let mut #s = ::core::option::Option::None;)
             })
             .collect();
-
         let mut indexed: Vec<u32> = self.indexed.iter().copied().collect();
         indexed.sort_unstable();
         for v in indexed {

@@ -109,18 +109,9 @@ impl CallSite {
     /// The cached resolution of type `T`, if there is one and it is still valid.
     #[inline(always)]
     fn get<T: 'static>(&self) -> Option<&'static Cached<T>> {
-        let header = self.cache.load(Ordering::Acquire);
-        if header.is_null() {
-            return None;
-        }
-        // SAFETY: a non-null cache pointer is only ever stored by `publish`, from
-        // `Cached::header_ptr`; the header it points to is never freed.
-        let valid = unsafe { &(*header).valid };
-        if valid.epoch.load(Ordering::Acquire) != valid.seen {
-            return None;
-        }
-        // SAFETY: as above.
-        unsafe { Cached::from_header(header) }
+        let cached = self.last::<T>()?;
+        let valid = &cached.header.valid;
+        (valid.epoch.load(Ordering::Acquire) == valid.seen).then_some(cached)
     }
 
     fn publish<T: Send + Sync + 'static>(&self, cached: &'static Cached<T>) {

@@ -129,7 +129,7 @@ impl<'a> Reverse<'a> {
                 })
                 .collect();
             let steady = |var: &Var| !changing.contains(&var.0);
-            let summed: Vec<Value> = body
+            let summed: Vec<(Value, Var)> = body
                 .insts
                 .iter()
                 .filter_map(|i| match i {
@@ -149,7 +149,7 @@ impl<'a> Reverse<'a> {
                             Some(Src::Inline(_))
                         ) =>
                     {
-                        Some(*out)
+                        Some((*out, *var))
                     }
                     _ => None,
                 })
@@ -162,7 +162,7 @@ impl<'a> Reverse<'a> {
 
     /// Whether the adjoint of the read `out` adds up in a local while its loop is replayed.
     pub(super) fn is_summed(&self, out: Value) -> bool {
-        self.summed.values().any(|reads| reads.contains(&out))
+        self.summed.values().flatten().any(|&(o, _)| o == out)
     }
 
     /// The reverse sweep of the plain loop `inst`: its body's reverse as many times as the loop
@@ -219,12 +219,12 @@ impl<'a> Reverse<'a> {
         let (krate, g, r) = (self.krate, hyg("__g"), hyg("__rec"));
         let mut before = TokenStream::new();
         let mut after = TokenStream::new();
-        for &out in summed {
+        for &(out, var) in summed {
             let sum = sum_ident(out);
             before.extend(quote!(let mut #sum = #krate::__private::Adj::default();));
             // The element's index, computed again as the read's reverse would.
             let at = self.field(out, 0, &r);
-            let add = self.element_adjoint(out, &at);
+            let add = self.element_adjoint(var, &at);
             after.extend(quote! {
                 if let ::core::option::Option::Some(#g) = #krate::__private::take_linear(&mut #sum) {
                     #add
@@ -234,29 +234,17 @@ impl<'a> Reverse<'a> {
         Some((before, after))
     }
 
-    /// Adds `__g` to the adjoint of the element that the read `out` (an `Inst::Index`) read, at
-    /// index `at`.
-    fn element_adjoint(&self, out: Value, at: &TokenStream) -> TokenStream {
+    /// Adds `__g` to the adjoint of `var`'s element at index `at`.
+    fn element_adjoint(&self, var: Var, at: &TokenStream) -> TokenStream {
         let (krate, g) = (self.krate, hyg("__g"));
-        let var = self
-            .func
-            .body
-            .all_insts()
-            .into_iter()
-            .find_map(|i| match i {
-                Inst::Index { out: o, var, .. } if *o == out => Some(*var),
-                _ => None,
-            });
-        match var {
-            Some(var) if self.is_slice(var) => {
-                let bar = bar_ident(var);
-                quote!(#krate::__private::slice_acc_at(#bar, #at, #g);)
-            }
-            Some(var) if self.var_contributed.contains(&var.0) => {
-                let (x, k) = (x_ident(var), k_ident(var));
-                quote!(#krate::__private::acc_at(&mut #x, &#k, #at, #g);)
-            }
-            _ => TokenStream::new(),
+        if self.is_slice(var) {
+            let bar = bar_ident(var);
+            quote!(#krate::__private::slice_acc_at(#bar, #at, #g);)
+        } else if self.var_contributed.contains(&var.0) {
+            let (x, k) = (x_ident(var), k_ident(var));
+            quote!(#krate::__private::acc_at(&mut #x, &#k, #at, #g);)
+        } else {
+            TokenStream::new()
         }
     }
 }
