@@ -127,8 +127,71 @@ fn elements_of_slices_never_written_are_read_again() {
     let (_, (gw, gv)) = ad::value_and_grad(running_index, (&w[..], &v[..3]));
     assert_eq!(gw, vec![1.0, 0.0, -2.0, 0.0, 3.0]);
     assert_eq!(gv, vec![1.0, 2.0, 3.0]);
-    // Two words an iteration (the index, `u[a]`), not three, and the trip count of the loop
+    // One word an iteration (`u[a]`; `w[idx]` is read again, and `idx`, a counter, is computed
+    // from its start, kept once per run of the loop), the start, and the trip count of the loop
     // over `u.len()` (`u` is a local: its length is not computed again; that of the loop over
     // `v.len()` is).
-    assert_eq!(ad::__private::last_tape_high_water(), 3 * 2 + 1);
+    assert_eq!(ad::__private::last_tape_high_water(), 3 + 1 + 1);
+}
+
+/// GMM's triangular product: every iteration of the inner loop reads `xc[a]`, and `idx` advances
+/// by one per iteration.
+#[differentiable]
+#[allow(clippy::needless_range_loop)] // the index loops are measured
+fn triangle(l: &[f64], x: &[f64]) -> f64 {
+    let d = x.len();
+    let mut xc = vec![0.0; d];
+    for j in 0..d {
+        xc[j] = x[j] * x[j];
+    }
+    let mut q = vec![0.0; d];
+    let mut idx = 0;
+    for a in 0..d {
+        for b in a + 1..d {
+            q[b] += l[idx] * xc[a];
+            idx += 1;
+        }
+    }
+    let mut s = 0.0;
+    for j in 0..d {
+        s += q[j] * q[j];
+    }
+    s
+}
+
+#[test]
+#[allow(clippy::needless_range_loop)] // the oracle follows the function's indices
+fn a_loop_keeps_what_its_iterations_share_once() {
+    let d = 6;
+    let x: Vec<f64> = (0..d).map(|i| 0.5 + i as f64 * 0.25).collect();
+    let l: Vec<f64> = (0..d * (d - 1) / 2).map(|i| 1.0 - i as f64 * 0.1).collect();
+    let (_, (gl, gx)) = ad::value_and_grad(triangle, (&l[..], &x[..]));
+    // The oracle: the gradient written out by hand. q[b] = sum over a < b of l[idx(a, b)] x[a]^2.
+    let mut q = vec![0.0; d];
+    let mut at = vec![(0, 0); l.len()];
+    let mut idx = 0;
+    for a in 0..d {
+        for b in a + 1..d {
+            q[b] += l[idx] * x[a] * x[a];
+            at[idx] = (a, b);
+            idx += 1;
+        }
+    }
+    for (k, &(a, b)) in at.iter().enumerate() {
+        assert!((gl[k] - 2.0 * q[b] * x[a] * x[a]).abs() < 1e-12);
+    }
+    for a in 0..d {
+        let want: f64 = at
+            .iter()
+            .enumerate()
+            .filter(|(_, (aa, _))| *aa == a)
+            .map(|(k, &(_, b))| 2.0 * q[b] * l[k] * 2.0 * x[a])
+            .sum();
+        assert!((gx[a] - want).abs() < 1e-12 * want.abs().max(1.0));
+    }
+    // Per run of the inner loop that ran (a < d - 1), its record: `idx` at the start and
+    // `xc[a]`, two words; per iteration nothing (`l[idx]` is read again at `idx` computed from
+    // the start). Then `q[j]` per iteration of the last loop. Trip counts are computed again.
+    // Kept per iteration, the inner loop alone would need d (d - 1) words.
+    assert_eq!(ad::__private::last_tape_high_water(), 2 * (d - 1) + d);
 }

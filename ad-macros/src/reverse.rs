@@ -32,6 +32,7 @@ use syn::Ident;
 use syn::ext::IdentExt;
 
 mod forward_sweep;
+mod kept;
 mod plan;
 mod replay;
 mod reverse_sweep;
@@ -138,6 +139,9 @@ pub struct Reverse<'a> {
     /// only reads of `v` in the loop: their adjoints add up in a local while the loop is
     /// replayed, and reach `v`'s adjoint once, after it (see `replay.rs`); with `v`.
     summed: HashMap<*const Inst, Vec<(Value, Var)>>,
+    /// Per replayed loop, what it keeps once per run instead of once per iteration (see
+    /// `kept.rs`).
+    kept: HashMap<*const Inst, kept::Kept>,
 }
 
 /// Where the reverse sweep finds an operand of a record.
@@ -188,6 +192,7 @@ impl<'a> Reverse<'a> {
             finite: HashMap::new(),
             last_reads: HashMap::new(),
             summed: HashMap::new(),
+            kept: HashMap::new(),
         };
         r.scan(&func.body);
         // Which adjoints receive something is a backward flow from the result and the returns:
@@ -667,6 +672,7 @@ impl<'a> Reverse<'a> {
                 .unwrap_or_else(|| quote!(::core::option::Option::None));
             slots.push(quote!(let mut #k = #init;));
         }
+        slots.extend(self.kept_slots());
 
         // Items declared in the body serve both sweeps (a cast may name a local type alias):
         // they stand first, outside the forward sweep's block.

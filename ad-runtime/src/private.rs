@@ -412,3 +412,17 @@ where
         Err(_) => unreachable!("ad: a loop ran more times than its counter's type can count"),
     }
 }
+
+/// The value in iteration `k` of a counter that starts at `start` and each iteration advances by
+/// `step`: what the forward sweep computed, whether its additions wrapped or were checked.
+#[inline(always)]
+pub fn counter_up(start: usize, k: usize, step: usize) -> usize {
+    start.wrapping_add(k.wrapping_mul(step))
+}
+
+/// The value in iteration `k` of a counter that starts at `start` and each iteration goes back
+/// by `step`.
+#[inline(always)]
+pub fn counter_down(start: usize, k: usize, step: usize) -> usize {
+    start.wrapping_sub(k.wrapping_mul(step))
+}

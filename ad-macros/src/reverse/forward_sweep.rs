@@ -467,14 +467,22 @@ impl<'a> Reverse<'a> {
                 // body's reverse that many times, each popping one iteration's records.
                 let n = hyg(&format!("__n{}", self.loop_index(inst)));
                 let mut inner = al.clone();
-                let body = self.forward_block(body, &mut inner, decisions);
+                let mut body = self.forward_block(body, &mut inner, decisions);
+                // What the loop keeps once per run goes on the tape before its trip count.
+                let (before, after) = match self.kept_forward(inst) {
+                    Some((before, end, after)) => {
+                        body.extend(end);
+                        (before, after)
+                    }
+                    None => (TokenStream::new(), TokenStream::new()),
+                };
                 if self.trips.contains_key(&std::ptr::from_ref(inst))
                     && let crate::ir::LoopHead::For { pat, var, iter, .. } = head
                 {
                     // The reverse sweep computes the trip count from the range again.
                     let it = self.p(*iter, al);
                     let witness = var.map(|v| self.binding_witness(v));
-                    return quote!(for #pat in #it { #witness #body });
+                    return quote!(#before for #pat in #it { #witness #body } #after);
                 }
                 let looped = match head {
                     crate::ir::LoopHead::For { pat, var, iter, .. } => {
@@ -492,7 +500,9 @@ impl<'a> Reverse<'a> {
                 };
                 quote! {
                     let mut #n: usize = 0;
+                    #before
                     #looped
+                    #after
                     #tape.push(#n);
                 }
             }

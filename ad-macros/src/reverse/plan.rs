@@ -54,6 +54,11 @@ impl<'a> Reverse<'a> {
                         || matches!(t, syn::Type::Array(_))
                 })
         };
+        let kept = if local_macros {
+            kept::Candidates::default()
+        } else {
+            self.kept_candidates(&read_again)
+        };
         let mut finite_vars: HashMap<u32, bool> = HashMap::new();
         for inst in &insts {
             match inst {
@@ -83,6 +88,14 @@ impl<'a> Reverse<'a> {
                 // the reverse sweep, standing outside those blocks, would not see.
                 Inst::Const { out, tokens } if is_number(tokens) || !nested_items => {
                     defs.insert(out.0, Src::Literal(tokens.clone()));
+                }
+                // A counter's value, computed again from its start and the iteration.
+                Inst::Read { out, .. }
+                    if kept.reads.contains_key(&out.0)
+                        && !self.func.values[out.0 as usize].needs_copy =>
+                {
+                    let c = &kept.reads[&out.0];
+                    defs.insert(out.0, Src::Inline(quote!(#c)));
                 }
                 Inst::Read { out, var, ident }
                     if stable.contains(&var.0) && !self.func.values[out.0 as usize].needs_copy =>
@@ -122,6 +135,16 @@ impl<'a> Reverse<'a> {
                 } if read_again(*var) => {
                     if let Some(i) = raw(&defs, *index) {
                         defs.insert(out.0, Src::Inline(quote!(#ident[#i])));
+                    }
+                }
+                // An element every iteration of a replayed loop reads: kept once per run.
+                Inst::Index { out, index, .. } if kept.elems.contains_key(&out.0) => {
+                    let varying = &kept.varying[&kept.elems[&out.0]];
+                    if let Some(i) = raw(&defs, *index)
+                        && !varying.iter().any(|v| kept::mentions(&i, v))
+                    {
+                        let h = kept::elem_ident(*out);
+                        defs.insert(out.0, Src::Inline(quote!(#h)));
                     }
                 }
                 // The length of a slice or array parameter the function never assigns.
@@ -372,6 +395,7 @@ impl<'a> Reverse<'a> {
             }
             self.plan_shared_indices(&self.func.body, false);
         }
+        self.prune_kept();
     }
 
     /// Finds the reads `p[i]` of a `&[T]` parameter whose index goes on the tape, followed in the

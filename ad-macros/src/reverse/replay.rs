@@ -75,50 +75,13 @@ impl<'a> Reverse<'a> {
     /// Finds the reads to sum, per plain loop.
     pub(super) fn plan_sums(&mut self) {
         for inst in self.func.body.all_insts() {
-            let Inst::Loop { head, body } = inst else {
+            let Inst::Loop { body, .. } = inst else {
                 continue;
             };
             if loop_mode(body) != LoopMode::Plain {
                 continue;
             }
-            // What the loop declares or may write, its condition included.
-            let mut inside = body.all_insts();
-            let mut changing: HashSet<u32> = HashSet::new();
-            match head {
-                crate::ir::LoopHead::For { var: Some(v), .. } => {
-                    changing.insert(v.0);
-                }
-                crate::ir::LoopHead::While { cond_block, .. } => {
-                    inside.extend(cond_block.all_insts());
-                }
-                _ => {}
-            }
-            let call_args: HashSet<u32> = inside
-                .iter()
-                .flat_map(|i| match i {
-                    Inst::Call { args, .. } => args.iter().map(|a| a.0).collect(),
-                    _ => Vec::new(),
-                })
-                .collect();
-            for i in &inside {
-                changing.extend(i.may_write_reads().iter().map(|r| r.0));
-                match i {
-                    Inst::Let { var, .. }
-                    | Inst::Assign { var, .. }
-                    | Inst::IndexAssign { var, .. }
-                    | Inst::Loop {
-                        head: crate::ir::LoopHead::For { var: Some(var), .. },
-                        ..
-                    } => {
-                        changing.insert(var.0);
-                    }
-                    // A variable passed to a call may be written there (a `&mut [T]` output).
-                    Inst::Read { out, var, .. } if call_args.contains(&out.0) => {
-                        changing.insert(var.0);
-                    }
-                    _ => {}
-                }
-            }
+            let changing = self.changing(inst, None);
             // The instructions of the body itself that define the indices.
             let defs: HashMap<u32, &Inst> = body
                 .insts
@@ -160,6 +123,53 @@ impl<'a> Reverse<'a> {
         }
     }
 
+    /// The variables the loop `inst` declares or may write, its condition and its own variable
+    /// included, leaving out the instruction `skip`.
+    pub(super) fn changing(&self, inst: &Inst, skip: Option<*const Inst>) -> HashSet<u32> {
+        let Inst::Loop { head, body } = inst else {
+            return HashSet::new();
+        };
+        let mut inside = body.all_insts();
+        let mut changing: HashSet<u32> = HashSet::new();
+        match head {
+            crate::ir::LoopHead::For { var: Some(v), .. } => {
+                changing.insert(v.0);
+            }
+            crate::ir::LoopHead::While { cond_block, .. } => {
+                inside.extend(cond_block.all_insts());
+            }
+            _ => {}
+        }
+        inside.retain(|i| skip != Some(std::ptr::from_ref(*i)));
+        let call_args: HashSet<u32> = inside
+            .iter()
+            .flat_map(|i| match i {
+                Inst::Call { args, .. } => args.iter().map(|a| a.0).collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        for i in &inside {
+            changing.extend(i.may_write_reads().iter().map(|r| r.0));
+            match i {
+                Inst::Let { var, .. }
+                | Inst::Assign { var, .. }
+                | Inst::IndexAssign { var, .. }
+                | Inst::Loop {
+                    head: crate::ir::LoopHead::For { var: Some(var), .. },
+                    ..
+                } => {
+                    changing.insert(var.0);
+                }
+                // A variable passed to a call may be written there (a `&mut [T]` output).
+                Inst::Read { out, var, .. } if call_args.contains(&out.0) => {
+                    changing.insert(var.0);
+                }
+                _ => {}
+            }
+        }
+        changing
+    }
+
     /// Whether the adjoint of the read `out` adds up in a local while its loop is replayed.
     pub(super) fn is_summed(&self, out: Value) -> bool {
         self.summed.values().flatten().any(|&(o, _)| o == out)
@@ -198,16 +208,29 @@ impl<'a> Reverse<'a> {
         // Counted from `start`, never past the last value the loop variable took:
         // `start + trips` may not exist (`250u8..=255`).
         let k = hyg("__k");
+        let (pop, each) = self.kept_reverse(inst).unzip();
         let looped = around(quote! {
             for #k in (0..#n).rev() {
                 let #ident = #krate::__private::offset(#start, #k);
+                #each
                 #inner
             }
         });
-        quote! {
-            let #n: usize = #trips;
-            #last
-            #looped
+        match pop {
+            // What the loop kept once per run, there if it ran.
+            Some(pop) => quote! {
+                let #n: usize = #trips;
+                if #n > 0 {
+                    #pop
+                    #last
+                    #looped
+                }
+            },
+            None => quote! {
+                let #n: usize = #trips;
+                #last
+                #looped
+            },
         }
     }
 
