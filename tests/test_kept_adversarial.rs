@@ -411,3 +411,21 @@ probe!(
     [0.3, -1.2, 0.8, 2.0, 0.5],
     9
 );
+
+/// An index array written through a reference taken in the loop.
+#[differentiable]
+fn index_written_through_reference(x: &[f64]) -> f64 {
+    let mut perm: Vec<usize> = vec![3, 0, 2, 1];
+    let mut s = 0.0;
+    for b in 0..4 {
+        s += x[perm[0]] * x[b] * x[b];
+        let r = &mut perm;
+        r[0] = (r[0] + 1) % 4;
+    }
+    s
+}
+probe!(
+    index_written_through_a_reference,
+    index_written_through_reference,
+    [0.3, -1.2, 0.8, 2.0]
+);
