@@ -238,11 +238,7 @@ impl<E: Adjoint + Clone + Default> Seq for Vec<E> {
         if value.is_zero() {
             return;
         }
-        let seq = slot.get_or_insert_with(Vec::new);
-        if seq.len() <= i {
-            seq.resize_with(i + 1, E::default);
-        }
-        seq[i] = value;
+        *slot = Some(grown(slot.take(), i, value));
     }
     #[inline(always)]
     fn take_at(slot: &mut Option<Self>, i: usize) -> Option<E> {
@@ -253,6 +249,21 @@ impl<E: Adjoint + Clone + Default> Seq for Vec<E> {
     fn total(&self) -> Option<E> {
         self.iter().cloned().reduce(crate::Accumulate::accumulate)
     }
+}
+
+/// `seq` (empty if `None`) long enough to hold element `i`, set to `value`. Out of line, and by
+/// value: called from loops, it must neither keep `value` live across the allocation (float
+/// registers do not survive a call) nor take the adjoint's address, either of which makes the
+/// register allocator keep the loop's floats or the adjoint's fields in memory throughout.
+#[cold]
+#[inline(never)]
+fn grown<E: Default>(seq: Option<Vec<E>>, i: usize, value: E) -> Vec<E> {
+    let mut seq = seq.unwrap_or_default();
+    if seq.len() <= i {
+        seq.resize_with(i + 1, E::default);
+    }
+    seq[i] = value;
+    seq
 }
 
 /// Adds `value` to element `i` of the adjoint of a variable of type `C`.
@@ -425,4 +436,28 @@ pub fn counter_up(start: usize, k: usize, step: usize) -> usize {
 #[inline(always)]
 pub fn counter_down(start: usize, k: usize, step: usize) -> usize {
     start.wrapping_sub(k.wrapping_mul(step))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_adjoint_vec_grows_to_the_element_it_receives() {
+        let mut slot: Option<Vec<f64>> = None;
+        // A zero does not create the adjoint.
+        <Vec<f64> as Seq>::acc_at(&mut slot, 3, 0.0);
+        assert_eq!(slot, None);
+        <Vec<f64> as Seq>::acc_at(&mut slot, 2, 1.5);
+        assert_eq!(slot, Some(vec![0.0, 0.0, 1.5]));
+        // Past the end: grown again, the elements there kept.
+        <Vec<f64> as Seq>::acc_at(&mut slot, 4, -2.0);
+        assert_eq!(slot, Some(vec![0.0, 0.0, 1.5, 0.0, -2.0]));
+        // Inside: added to.
+        <Vec<f64> as Seq>::acc_at(&mut slot, 2, 0.25);
+        assert_eq!(slot, Some(vec![0.0, 0.0, 1.75, 0.0, -2.0]));
+        assert_eq!(<Vec<f64> as Seq>::take_at(&mut slot, 2), Some(1.75));
+        assert_eq!(<Vec<f64> as Seq>::take_at(&mut slot, 9), None);
+        assert_eq!(slot, Some(vec![0.0, 0.0, 0.0, 0.0, -2.0]));
+    }
 }
