@@ -280,6 +280,56 @@ impl Inst {
     }
 }
 
+impl Inst {
+    /// The values the instruction itself uses: its operands, the conditions and ranges of its
+    /// head, and the results of the blocks it holds (not the instructions inside them).
+    pub fn operands(&self) -> Vec<Value> {
+        match self {
+            Inst::Const { .. }
+            | Inst::Opaque { .. }
+            | Inst::Read { .. }
+            | Inst::Let { init: None, .. }
+            | Inst::Break
+            | Inst::Continue
+            | Inst::Verbatim { .. } => Vec::new(),
+            Inst::Neg { a, .. } | Inst::Cast { a, .. } | Inst::Field { a, .. } => vec![*a],
+            Inst::Arith { a, b, .. } | Inst::Inactive { a, b, .. } => vec![*a, *b],
+            Inst::Method { recv, args, .. } => {
+                std::iter::once(*recv).chain(args.iter().copied()).collect()
+            }
+            Inst::Call { args, .. } => args.clone(),
+            Inst::Tuple { elems, .. } | Inst::Array { elems, .. } => elems.clone(),
+            Inst::Let { init: Some(v), .. }
+            | Inst::Assign { value: v, .. }
+            | Inst::Return { value: v } => {
+                vec![*v]
+            }
+            Inst::Block { block, .. } => block.result.into_iter().collect(),
+            Inst::If {
+                cond,
+                then_block,
+                else_block,
+                ..
+            } => std::iter::once(*cond)
+                .chain(then_block.result)
+                .chain(else_block.result)
+                .collect(),
+            Inst::Loop { head, .. } => match head {
+                LoopHead::For { iter, .. } => vec![*iter],
+                LoopHead::While { cond, .. } => vec![*cond],
+                LoopHead::Infinite => Vec::new(),
+            },
+            Inst::Index { index, .. } => vec![*index],
+            Inst::IndexAssign { index, value, .. } => vec![*index, *value],
+            Inst::Repeat { elem, len, .. } => match len {
+                Len::Vec(n) => vec![*elem, *n],
+                Len::Const(_) => vec![*elem],
+            },
+            Inst::Sum { len, .. } => vec![*len],
+        }
+    }
+}
+
 impl Block {
     /// Every instruction of the block, nested blocks included, in evaluation order.
     pub fn all_insts(&self) -> Vec<&Inst> {

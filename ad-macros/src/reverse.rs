@@ -32,6 +32,7 @@ use syn::Ident;
 use syn::ext::IdentExt;
 
 mod forward_sweep;
+mod inplace;
 mod kept;
 mod plan;
 mod replay;
@@ -142,6 +143,11 @@ pub struct Reverse<'a> {
     /// Per replayed loop, what it keeps once per run instead of once per iteration (see
     /// `kept.rs`).
     kept: HashMap<*const Inst, kept::Kept>,
+    /// Stores of updates in place (`v[i] += e`, see `inplace.rs`): the other operand of the
+    /// sum, and whether it is subtracted.
+    inplace: HashMap<u32, (Value, bool)>,
+    /// The reads and sums of those updates, whose reverse the store's does instead.
+    inplace_skip: HashSet<u32>,
 }
 
 /// Where the reverse sweep finds an operand of a record.
@@ -193,6 +199,8 @@ impl<'a> Reverse<'a> {
             last_reads: HashMap::new(),
             summed: HashMap::new(),
             kept: HashMap::new(),
+            inplace: HashMap::new(),
+            inplace_skip: HashSet::new(),
         };
         r.scan(&func.body);
         // Which adjoints receive something is a backward flow from the result and the returns:

@@ -292,6 +292,19 @@ where
     <C::Tangent as Seq>::take_at(&mut slot.0, i)
 }
 
+/// Element `i` of the adjoint of a variable of type `C`, left in place.
+#[inline(always)]
+pub fn peek_at<C: crate::Differentiable>(
+    slot: &Adj<C::Tangent>,
+    _: &Option<Ty<C>>,
+    i: usize,
+) -> Option<<C::Tangent as Seq>::Elem>
+where
+    C::Tangent: Seq,
+{
+    slot.0.as_ref().and_then(|seq| seq.at(i))
+}
+
 /// Adds `value` to each of the first `len` elements of the adjoint of a variable of type `C`.
 #[inline]
 pub fn acc_each<C: crate::Differentiable>(
@@ -361,6 +374,12 @@ pub fn slice_acc_each<T: crate::Accumulate + Default + Clone>(bar: &mut [T], len
 #[inline(always)]
 pub fn slice_take_at<T: Default>(bar: &mut [T], i: usize) -> Option<T> {
     Some(core::mem::take(&mut bar[i]))
+}
+
+/// Element `i` of a slice's adjoint buffer, left in place.
+#[inline(always)]
+pub fn slice_peek_at<T: Clone>(bar: &[T], i: usize) -> Option<T> {
+    Some(bar[i].clone())
 }
 
 /// `value`, typed like `like`: a literal operand written again in the reverse sweep takes the

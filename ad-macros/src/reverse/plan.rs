@@ -395,6 +395,7 @@ impl<'a> Reverse<'a> {
             }
             self.plan_shared_indices(&self.func.body, false);
         }
+        self.plan_inplace(&defs);
         self.prune_kept();
     }
 

@@ -94,6 +94,14 @@ impl<'a> Reverse<'a> {
                     return TokenStream::new();
                 }
                 let pop = self.pop_record(*out);
+                // The read of an update in place: its store's reverse did its part.
+                if self.inplace_skip.contains(&out.0) {
+                    return if self.keeps(*out) {
+                        self.guard(quote!(let _ = #pop;))
+                    } else {
+                        TokenStream::new()
+                    };
+                }
                 let each = matches!(inst, Inst::Sum { .. });
                 let at = self.field(*out, 0, &r);
                 let body = if !each && self.is_summed(*out) {
@@ -135,7 +143,9 @@ impl<'a> Reverse<'a> {
                 }
                 let pop = self.pop_record(*id);
                 let at = self.field(*id, 0, &r);
-                let body = if self.is_slice(*var) {
+                let body = if self.inplace.contains_key(&id.0) {
+                    self.reverse_inplace(*id, *var, &at)
+                } else if self.is_slice(*var) {
                     let bar = bar_ident(*var);
                     let add = self.acc(*value, quote!(#g));
                     quote! {
@@ -183,7 +193,7 @@ impl<'a> Reverse<'a> {
                 self.with_adjoint_linear(*out, self.acc(*a, quote!(::core::ops::Neg::neg(#g))))
             }
             Inst::Arith { out, op, a, b, .. } => {
-                if !self.active(*out) {
+                if !self.active(*out) || self.inplace_skip.contains(&out.0) {
                     return TokenStream::new();
                 }
                 let s = quote!(#krate::__private::ops::Scalar);
