@@ -54,19 +54,6 @@ impl<'a> Reverse<'a> {
                     continue;
                 }
                 // The sum, then the read, going back from the store through pure instructions.
-                let pure = |i: &Inst| {
-                    matches!(
-                        i,
-                        Inst::Read { .. }
-                            | Inst::Const { .. }
-                            | Inst::Index { .. }
-                            | Inst::Arith { .. }
-                            | Inst::Neg { .. }
-                            | Inst::Inactive { .. }
-                            | Inst::Method { .. }
-                            | Inst::Cast { .. }
-                    )
-                };
                 let mut found = None;
                 for j in (0..k).rev() {
                     let inst = &b.insts[j];
@@ -82,7 +69,7 @@ impl<'a> Reverse<'a> {
                         found = Some((j, *op, *a, *rhs));
                         break;
                     }
-                    if !pure(inst) {
+                    if !is_pure(inst) {
                         break;
                     }
                 }
@@ -101,7 +88,7 @@ impl<'a> Reverse<'a> {
                         read = Some((*out, *index));
                         break;
                     }
-                    if !pure(inst) {
+                    if !is_pure(inst) {
                         break;
                     }
                 }

@@ -464,14 +464,7 @@ impl<'a> Reverse<'a> {
                                 break;
                             }
                             // Nothing between writes a variable or leaves the block.
-                            Inst::Read { .. }
-                            | Inst::Const { .. }
-                            | Inst::Index { .. }
-                            | Inst::Arith { .. }
-                            | Inst::Neg { .. }
-                            | Inst::Inactive { .. }
-                            | Inst::Method { .. }
-                            | Inst::Cast { .. } => {}
+                            i if is_pure(i) => {}
                             _ => break,
                         }
                     }

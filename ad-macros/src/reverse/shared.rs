@@ -54,6 +54,21 @@ pub(super) fn loop_mode(body: &Block) -> LoopMode {
 #[derive(Clone, Default)]
 pub(super) struct Aliases(pub(super) HashMap<u32, TokenStream>);
 
+/// Whether `inst` only computes a value: it writes no variable and cannot leave its block.
+pub(super) fn is_pure(inst: &Inst) -> bool {
+    matches!(
+        inst,
+        Inst::Read { .. }
+            | Inst::Const { .. }
+            | Inst::Index { .. }
+            | Inst::Arith { .. }
+            | Inst::Neg { .. }
+            | Inst::Inactive { .. }
+            | Inst::Method { .. }
+            | Inst::Cast { .. }
+    )
+}
+
 /// Whether `a` and `b` are provably the same value: two reads of one variable, or of one element
 /// at an index the reverse sweep computes again, with only reads and arithmetic between them.
 pub(super) fn same_value(insts: &[&Inst], defs: &HashMap<u32, Src>, a: Value, b: Value) -> bool {
