@@ -107,46 +107,11 @@ fn call_between(x: &[f64], o: &mut [f64]) -> f64 {
     }
     s
 }
-#[test]
-fn call_between_read_and_store() {
-    let x = [0.3, -1.2, 0.8, 2.0];
-    let n = x.len();
-    fd_check::check(
-        "call_between",
-        &x,
-        &|x| {
-            let mut o = vec![0.0; n];
-            call_between(x, &mut o)
-        },
-        &|x| {
-            let (mut xb, mut ob) = (vec![0.0; n], vec![0.0; n]);
-            let mut o = vec![0.0; n];
-            ad::vjp_into(
-                call_between,
-                (x, &mut o[..]),
-                (&mut xb[..], &mut ob[..]),
-                1.0,
-            );
-            xb
-        },
-        &|x| {
-            let (mut xb, mut ob) = (vec![0.0; n], vec![0.0; n]);
-            let mut o = vec![0.0; n];
-            ad::vjp_into(
-                call_between,
-                (x, &mut o[..]),
-                (&mut xb[..], &mut ob[..]),
-                1.0,
-            );
-            xb
-        },
-        &|x, d| {
-            let mut o = vec![0.0; n];
-            let mut od = vec![0.0; n];
-            ad::jvp(call_between, (x, &mut o[..]), (d, &mut od[..])).1
-        },
-    );
-}
+probe_out!(
+    call_between_read_and_store,
+    call_between,
+    [0.3, -1.2, 0.8, 2.0]
+);
 
 /// An output slice updated in place, and an array.
 #[differentiable]
@@ -164,43 +129,11 @@ fn out_and_array(x: &[f64], o: &mut [f64]) -> f64 {
     }
     s
 }
-#[test]
-fn output_slice_and_array_updated_in_place() {
-    let x = [0.3, -1.2, 0.8, 2.0];
-    fd_check::check(
-        "out_and_array",
-        &x,
-        &|x| out_and_array(x, &mut [0.0; 4]),
-        &|x| {
-            let (mut xb, mut ob) = (vec![0.0; 4], vec![0.0; 4]);
-            ad::vjp_into(
-                out_and_array,
-                (x, &mut [0.0; 4][..]),
-                (&mut xb[..], &mut ob[..]),
-                1.0,
-            );
-            xb
-        },
-        &|x| {
-            let (mut xb, mut ob) = (vec![0.0; 4], vec![0.0; 4]);
-            ad::vjp_into(
-                out_and_array,
-                (x, &mut [0.0; 4][..]),
-                (&mut xb[..], &mut ob[..]),
-                1.0,
-            );
-            xb
-        },
-        &|x, d| {
-            ad::jvp(
-                out_and_array,
-                (x, &mut [0.0; 4][..]),
-                (d, &mut [0.0; 4][..]),
-            )
-            .1
-        },
-    );
-}
+probe_out!(
+    output_slice_and_array_updated_in_place,
+    out_and_array,
+    [0.3, -1.2, 0.8, 2.0]
+);
 
 /// In a loop a `break` can leave, and at an index kept on the tape.
 #[differentiable]

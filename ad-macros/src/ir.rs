@@ -328,6 +328,24 @@ impl Inst {
             Inst::Sum { len, .. } => vec![*len],
         }
     }
+
+    /// The blocks the instruction holds, in evaluation order (a `while` loop's condition before
+    /// its body).
+    pub fn blocks(&self) -> Vec<&Block> {
+        match self {
+            Inst::Block { block, .. } => vec![block],
+            Inst::If {
+                then_block,
+                else_block,
+                ..
+            } => vec![then_block, else_block],
+            Inst::Loop { head, body } => match head {
+                LoopHead::While { cond_block, .. } => vec![cond_block, body],
+                _ => vec![body],
+            },
+            _ => Vec::new(),
+        }
+    }
 }
 
 impl Block {
@@ -336,23 +354,8 @@ impl Block {
         fn walk<'b>(b: &'b Block, out: &mut Vec<&'b Inst>) {
             for inst in &b.insts {
                 out.push(inst);
-                match inst {
-                    Inst::Block { block, .. } => walk(block, out),
-                    Inst::If {
-                        then_block,
-                        else_block,
-                        ..
-                    } => {
-                        walk(then_block, out);
-                        walk(else_block, out);
-                    }
-                    Inst::Loop { head, body } => {
-                        if let LoopHead::While { cond_block, .. } = head {
-                            walk(cond_block, out);
-                        }
-                        walk(body, out);
-                    }
-                    _ => {}
+                for inner in inst.blocks() {
+                    walk(inner, out);
                 }
             }
         }

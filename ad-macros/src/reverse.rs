@@ -697,17 +697,17 @@ impl<'a> Reverse<'a> {
             .collect();
         // The caches of the call sites: the reverse sweep of a call finds the rule its forward
         // sweep ran there first.
-        let mut sites = std::collections::BTreeMap::new();
-        for inst in func.body.all_insts() {
-            if let Inst::Call { out, span, .. } = inst
-                && self.active(*out)
-            {
-                sites.entry(out.0).or_insert_with(|| {
-                    crate::expand::site_static(krate, &self.caller, *span, &site_ident(*out))
-                });
-            }
-        }
-        let sites = sites.into_values();
+        let sites: Vec<TokenStream> = func
+            .body
+            .all_insts()
+            .into_iter()
+            .filter_map(|inst| match inst {
+                Inst::Call { out, span, .. } if self.active(*out) => Some(
+                    crate::expand::site_static(krate, &self.caller, *span, &site_ident(*out)),
+                ),
+                _ => None,
+            })
+            .collect();
         let param_witnesses: Vec<TokenStream> = func
             .params
             .iter()

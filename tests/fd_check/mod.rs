@@ -70,3 +70,40 @@ macro_rules! probe {
         }
     };
 }
+
+/// A test of `f(x: &[f64], o: &mut [f64], extra inactive arguments...)` by [`check`], with `o`
+/// as long as `x` and filled by `f` before use; the gradient is taken by `vjp_into`.
+#[macro_export]
+macro_rules! probe_out {
+    ($t:ident, $f:ident, [$($x:expr),*] $(, $extra:expr)*) => {
+        #[test]
+        fn $t() {
+            let x = [$($x),*];
+            let n = x.len();
+            $crate::fd_check::check(
+                stringify!($f),
+                &x,
+                &|x| { let mut o = vec![0.0; n]; $f(x, &mut o $(, $extra)*) },
+                &|x| {
+                    let mut o = vec![0.0; n];
+                    let mut xb = vec![0.0; n];
+                    let mut ob = vec![0.0; n];
+                    ad::vjp_into($f, (x, &mut o[..] $(, $extra)*), (&mut xb[..], &mut ob[..] $(, { let _ = $extra; })*), 1.0);
+                    xb
+                },
+                &|x| {
+                    let mut o = vec![0.0; n];
+                    let mut xb = vec![0.0; n];
+                    let mut ob = vec![0.0; n];
+                    ad::vjp_into($f, (x, &mut o[..] $(, $extra)*), (&mut xb[..], &mut ob[..] $(, { let _ = $extra; })*), 1.0);
+                    xb
+                },
+                &|x, d| {
+                    let mut o = vec![0.0; n];
+                    let mut od = vec![0.0; n];
+                    ad::jvp($f, (x, &mut o[..] $(, $extra)*), (d, &mut od[..] $(, { let _ = $extra; ad::NoTangent })*)).1
+                },
+            );
+        }
+    };
+}

@@ -26,18 +26,7 @@ impl<'a> Reverse<'a> {
         }
         let once = |v: Value| uses.get(&v.0) == Some(&1);
         let mut blocks = vec![&self.func.body];
-        for inst in &insts {
-            match inst {
-                Inst::Block { block, .. } => blocks.push(block),
-                Inst::If {
-                    then_block,
-                    else_block,
-                    ..
-                } => blocks.extend([then_block, else_block]),
-                Inst::Loop { body, .. } => blocks.push(body),
-                _ => {}
-            }
-        }
+        blocks.extend(insts.iter().flat_map(|inst| inst.blocks()));
         for b in blocks {
             for (k, store) in b.insts.iter().enumerate() {
                 let Inst::IndexAssign {

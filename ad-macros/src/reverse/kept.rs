@@ -78,23 +78,8 @@ pub(super) fn mentions(tokens: &TokenStream, ident: &Ident) -> bool {
 /// The instruction and those nested in it.
 fn with_nested(inst: &Inst) -> Vec<&Inst> {
     let mut out = vec![inst];
-    match inst {
-        Inst::Block { block, .. } => out.extend(block.all_insts()),
-        Inst::If {
-            then_block,
-            else_block,
-            ..
-        } => {
-            out.extend(then_block.all_insts());
-            out.extend(else_block.all_insts());
-        }
-        Inst::Loop { head, body } => {
-            if let crate::ir::LoopHead::While { cond_block, .. } = head {
-                out.extend(cond_block.all_insts());
-            }
-            out.extend(body.all_insts());
-        }
-        _ => {}
+    for b in inst.blocks() {
+        out.extend(b.all_insts());
     }
     out
 }

@@ -70,7 +70,7 @@ pub(super) fn is_pure(inst: &Inst) -> bool {
 }
 
 /// Whether `a` and `b` are provably the same value: two reads of one variable, or of one element
-/// at an index the reverse sweep computes again, with only reads and arithmetic between them.
+/// at an index the reverse sweep computes again, with only pure instructions between them.
 pub(super) fn same_value(insts: &[&Inst], defs: &HashMap<u32, Src>, a: Value, b: Value) -> bool {
     if a == b {
         return true;
@@ -103,18 +103,7 @@ pub(super) fn same_value(insts: &[&Inst], defs: &HashMap<u32, Src>, a: Value, b:
         _ => false,
     };
     let (lo, hi) = (pa.min(pb), pa.max(pb));
-    same_source
-        && insts[lo + 1..hi].iter().all(|inst| {
-            matches!(
-                inst,
-                Inst::Read { .. }
-                    | Inst::Const { .. }
-                    | Inst::Index { .. }
-                    | Inst::Arith { .. }
-                    | Inst::Neg { .. }
-                    | Inst::Inactive { .. }
-            )
-        })
+    same_source && insts[lo + 1..hi].iter().all(|inst| is_pure(inst))
 }
 
 /// Whether `tokens` are `ident.len()`.
