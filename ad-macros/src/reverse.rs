@@ -31,6 +31,7 @@ use std::collections::{HashMap, HashSet};
 use syn::Ident;
 use syn::ext::IdentExt;
 
+mod carried;
 mod forward_sweep;
 mod inplace;
 mod kept;
@@ -148,6 +149,11 @@ pub struct Reverse<'a> {
     inplace: HashMap<u32, (Value, bool)>,
     /// The reads and sums of those updates, whose reverse the store's does instead.
     inplace_skip: HashSet<u32>,
+    /// Per replayed loop, the variables whose element adjoints its reverse sweep carries in
+    /// locals from one iteration to the next (see `carried.rs`).
+    carried: HashMap<*const Inst, Vec<carried::Carried>>,
+    /// The reads that add to those locals, and the local each adds to.
+    carried_reads: HashMap<u32, Ident>,
 }
 
 /// Where the reverse sweep finds an operand of a record.
@@ -201,6 +207,8 @@ impl<'a> Reverse<'a> {
             kept: HashMap::new(),
             inplace: HashMap::new(),
             inplace_skip: HashSet::new(),
+            carried: HashMap::new(),
+            carried_reads: HashMap::new(),
         };
         r.scan(&func.body);
         // Which adjoints receive something is a backward flow from the result and the returns:

@@ -396,6 +396,9 @@ impl<'a> Reverse<'a> {
             self.plan_shared_indices(&self.func.body, false);
         }
         self.plan_inplace(&defs);
+        if !self.has_returns() && !local_macros {
+            self.plan_carried(&defs);
+        }
         self.prune_kept();
     }
 

@@ -51,7 +51,7 @@ impl<'a> Reverse<'a> {
                 } = i
                     && read_again(*var)
                     && let Some(at) = raw(defs, *index)
-                    && grows_with(&at, ri)
+                    && offset_of(&at, ri).is_some_and(|k| k >= 0)
                 {
                     // A slice's adjoint buffer is as long as the slice: the check on it lets
                     // the compiler drop the buffer's checks as well.
@@ -180,13 +180,24 @@ impl<'a> Reverse<'a> {
     pub(super) fn reverse_plain_loop(&self, inst: &Inst, body: &Block) -> TokenStream {
         let (krate, tape, n) = (self.krate, hyg("__tape"), hyg("__trips"));
         let inner = self.reverse_block(body);
-        // The sums of reads of one element, around the replay of a loop that ran.
-        let around = |looped: TokenStream| match self.around_replay(inst) {
-            Some((before, after)) => quote!(if #n > 0 { #before #looped #after }),
-            None => looped,
-        };
         let key = std::ptr::from_ref(inst);
-        let Some((ident, start)) = self.replayed.get(&key) else {
+        let replayed = self.replayed.get(&key);
+        let carried = replayed.and_then(|(ident, start)| self.carried_replay(inst, ident, start));
+        // The sums of reads of one element and the carried adjoints, around the replay of a
+        // loop that ran.
+        let around = |looped: TokenStream| {
+            let sums = self.around_replay(inst);
+            if sums.is_none() && carried.is_none() {
+                return looped;
+            }
+            let (before, after) = sums.unwrap_or_default();
+            let (carry, flush) = match &carried {
+                Some([carry, _, flush]) => (carry.clone(), flush.clone()),
+                None => (TokenStream::new(), TokenStream::new()),
+            };
+            quote!(if #n > 0 { #before #carry #looped #after #flush })
+        };
+        let Some((ident, start)) = replayed else {
             let looped = around(quote!(for _ in 0..#n { #inner }));
             return quote! {
                 let #n: usize = #tape.pop();
@@ -209,11 +220,13 @@ impl<'a> Reverse<'a> {
         // `start + trips` may not exist (`250u8..=255`).
         let k = hyg("__k");
         let (pop, each) = self.kept_reverse(inst).unzip();
+        let carry_each = carried.as_ref().map(|[_, each, _]| each);
         let looped = around(quote! {
             for #k in (0..#n).rev() {
                 let #ident = #krate::__private::offset(#start, #k);
                 #each
                 #inner
+                #carry_each
             }
         });
         match pop {
@@ -258,7 +271,7 @@ impl<'a> Reverse<'a> {
     }
 
     /// Adds `__g` to the adjoint of `var`'s element at index `at`.
-    fn element_adjoint(&self, var: Var, at: &TokenStream) -> TokenStream {
+    pub(super) fn element_adjoint(&self, var: Var, at: &TokenStream) -> TokenStream {
         let (krate, g) = (self.krate, hyg("__g"));
         if self.is_slice(var) {
             let bar = bar_ident(var);

@@ -104,7 +104,11 @@ impl<'a> Reverse<'a> {
                 }
                 let each = matches!(inst, Inst::Sum { .. });
                 let at = self.field(*out, 0, &r);
-                let body = if !each && self.is_summed(*out) {
+                let body = if let Some(local) = self.carried_reads.get(&out.0) {
+                    // Carried to the element from one replayed iteration to the next (see
+                    // `carried.rs`).
+                    self.with_adjoint_linear(*out, quote!(#krate::__private::acc(&mut #local, #g);))
+                } else if !each && self.is_summed(*out) {
                     // Added to the element once the loop is replayed (see `replay.rs`).
                     let sum = replay::sum_ident(*out);
                     self.with_adjoint_linear(*out, quote!(#krate::__private::acc(&mut #sum, #g);))

@@ -274,9 +274,9 @@ pub(super) fn finite_float(tokens: &TokenStream, nonzero: bool) -> Option<f64> {
     (ok(v) && narrow_ok).then_some(v)
 }
 
-/// Whether `tokens` are `ri` or `(ri + k)` for an integer literal `k`: an index that grows with
-/// the loop variable `ri`.
-pub(super) fn grows_with(tokens: &TokenStream, ri: &Ident) -> bool {
+/// The literal offset of an index written `ri`, `(ri + k)` or `(ri - k)` for an integer literal
+/// `k`: an index that moves with the loop variable `ri`.
+pub(super) fn offset_of(tokens: &TokenStream, ri: &Ident) -> Option<i64> {
     use proc_macro2::TokenTree as T;
     let is_ri = |t: &T| matches!(t, T::Ident(i) if i == ri);
     let trees: Vec<T> = tokens.clone().into_iter().collect();
@@ -284,15 +284,21 @@ pub(super) fn grows_with(tokens: &TokenStream, ri: &Ident) -> bool {
         [T::Group(g)] if g.delimiter() == proc_macro2::Delimiter::Parenthesis => {
             let inner: Vec<T> = g.stream().into_iter().collect();
             match inner.as_slice() {
-                [a, T::Punct(p), k @ T::Literal(_)] => {
-                    is_ri(a)
-                        && p.as_char() == '+'
-                        && syn::parse2::<syn::LitInt>(k.clone().into()).is_ok()
+                [a, T::Punct(p), k @ T::Literal(_)] if is_ri(a) => {
+                    let k: i64 = syn::parse2::<syn::LitInt>(k.clone().into())
+                        .ok()?
+                        .base10_parse()
+                        .ok()?;
+                    match p.as_char() {
+                        '+' => Some(k),
+                        '-' => Some(-k),
+                        _ => None,
+                    }
                 }
-                _ => false,
+                _ => None,
             }
         }
-        [t] => is_ri(t),
-        _ => false,
+        [t] if is_ri(t) => Some(0),
+        _ => None,
     }
 }
