@@ -26,7 +26,7 @@ use crate::ir::{Arith, Block, Func, Inst, Value, Var};
 use crate::prims::Shape;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use syn::Ident;
 use syn::ext::IdentExt;
@@ -99,6 +99,9 @@ pub struct Reverse<'a> {
     /// While the reverse sweep of a loop body that an exit can leave is emitted: its
     /// instructions run only while the sweep is live.
     in_exit_loop: Cell<usize>,
+    /// While the forward sweep of a loop that makes room on the tape for its records is emitted
+    /// (see `forward_sweep.rs`): the slots of the records it pushes.
+    reserving: RefCell<Option<Vec<Ident>>>,
     /// Number of `if`s, for naming decisions.
     ifs: HashMap<*const Inst, u32>,
     /// Number of loops, for naming trip counts.
@@ -190,6 +193,7 @@ impl<'a> Reverse<'a> {
             returns: HashMap::new(),
             jumps: HashMap::new(),
             in_exit_loop: Cell::new(0),
+            reserving: RefCell::new(None),
             ifs: HashMap::new(),
             loops: HashMap::new(),
             in_loop: HashSet::new(),

@@ -443,6 +443,13 @@ where
     }
 }
 
+/// How many words a record like the one in `slot` takes on the tape, or 0 if that varies (such
+/// a record is then pushed without the room a loop makes for its records).
+#[inline(always)]
+pub fn tape_words<T: crate::tape::Tapeable>(_slot: &Option<T>) -> usize {
+    T::WORDS.unwrap_or(0)
+}
+
 /// The value in iteration `k` of a counter that starts at `start` and each iteration advances by
 /// `step`: what the forward sweep computed, whether its additions wrapped or were checked.
 #[inline(always)]

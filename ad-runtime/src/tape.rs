@@ -43,6 +43,24 @@ impl Tape {
     }
 
     /// Pops the value pushed last; its type must be the one pushed.
+    /// Makes room for `words` more words, for a loop whose pushes are then made with
+    /// [`push_reserved`](Self::push_reserved).
+    #[inline]
+    pub fn reserve(&mut self, words: usize) {
+        self.words.reserve(words);
+    }
+
+    /// Pushes `value` into room [`reserve`](Self::reserve) made, if its type takes a fixed
+    /// number of words (counted in the room); otherwise as [`push`](Self::push) does.
+    #[inline(always)]
+    pub fn push_reserved<T: Tapeable>(&mut self, value: T) {
+        if T::WORDS.is_some() {
+            value.push_to(&mut Reserved(self));
+        } else {
+            value.push_to(self);
+        }
+    }
+
     #[inline(always)]
     pub fn pop<T: Tapeable>(&mut self) -> T {
         T::pop_from(self)
@@ -91,10 +109,49 @@ impl Tape {
     }
 }
 
+/// Where [`Tapeable::push_to`] writes a value's words: the tape itself, or room made on it
+/// beforehand ([`Tape::push_reserved`]).
+pub trait Sink {
+    /// Writes one word.
+    fn word(&mut self, word: u64);
+}
+
+impl Sink for Tape {
+    #[inline(always)]
+    fn word(&mut self, word: u64) {
+        self.push_word(word);
+    }
+}
+
+/// The tape, for words that [`Tape::reserve`] made room for.
+struct Reserved<'a>(&'a mut Tape);
+
+impl Sink for Reserved<'_> {
+    /// A word that has room: the capacity test ends in a panic, never in an allocation, so the
+    /// push is no call that returns (across which a loop's float registers would not survive,
+    /// and which made the compiler keep a loop's running sum on the stack).
+    #[inline(always)]
+    fn word(&mut self, word: u64) {
+        let words = &mut self.0.words;
+        if words.len() == words.capacity() {
+            no_room();
+        }
+        words.push(word);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn no_room() -> ! {
+    unreachable!("ad: a loop pushed more words than it made room for")
+}
+
 /// A value that can be stored on the [`Tape`].
 pub trait Tapeable: Sized {
+    /// How many words the value takes, if every value of the type takes the same number.
+    const WORDS: Option<usize>;
     /// Pushes the value.
-    fn push_to(self, tape: &mut Tape);
+    fn push_to<S: Sink>(self, tape: &mut S);
     /// Pops a value pushed with `push_to`.
     fn pop_from(tape: &mut Tape) -> Self;
 }
@@ -102,9 +159,10 @@ pub trait Tapeable: Sized {
 macro_rules! word_tapeable {
     ($($t:ty),*) => {$(
         impl Tapeable for $t {
+            const WORDS: Option<usize> = Some(1);
             #[inline(always)]
-            fn push_to(self, tape: &mut Tape) {
-                tape.push_word(self as u64);
+            fn push_to<S: Sink>(self, tape: &mut S) {
+                tape.word(self as u64);
             }
             #[inline(always)]
             #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap, clippy::cast_sign_loss)]
@@ -119,11 +177,12 @@ word_tapeable!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 macro_rules! wide_tapeable {
     ($($t:ty),*) => {$(
         impl Tapeable for $t {
+            const WORDS: Option<usize> = Some(2);
             #[inline(always)]
-            fn push_to(self, tape: &mut Tape) {
+            fn push_to<S: Sink>(self, tape: &mut S) {
                 let bits = self as u128;
-                tape.push_word(bits as u64);
-                tape.push_word((bits >> 64) as u64);
+                tape.word(bits as u64);
+                tape.word((bits >> 64) as u64);
             }
             #[inline(always)]
             fn pop_from(tape: &mut Tape) -> Self {
@@ -137,9 +196,10 @@ macro_rules! wide_tapeable {
 wide_tapeable!(i128, u128);
 
 impl Tapeable for f64 {
+    const WORDS: Option<usize> = Some(1);
     #[inline(always)]
-    fn push_to(self, tape: &mut Tape) {
-        tape.push_word(self.to_bits());
+    fn push_to<S: Sink>(self, tape: &mut S) {
+        tape.word(self.to_bits());
     }
     #[inline(always)]
     fn pop_from(tape: &mut Tape) -> Self {
@@ -148,9 +208,10 @@ impl Tapeable for f64 {
 }
 
 impl Tapeable for f32 {
+    const WORDS: Option<usize> = Some(1);
     #[inline(always)]
-    fn push_to(self, tape: &mut Tape) {
-        tape.push_word(u64::from(self.to_bits()));
+    fn push_to<S: Sink>(self, tape: &mut S) {
+        tape.word(u64::from(self.to_bits()));
     }
     #[inline(always)]
     #[allow(clippy::cast_possible_truncation)]
@@ -160,9 +221,10 @@ impl Tapeable for f32 {
 }
 
 impl Tapeable for bool {
+    const WORDS: Option<usize> = Some(1);
     #[inline(always)]
-    fn push_to(self, tape: &mut Tape) {
-        tape.push_word(u64::from(self));
+    fn push_to<S: Sink>(self, tape: &mut S) {
+        tape.word(u64::from(self));
     }
     #[inline(always)]
     fn pop_from(tape: &mut Tape) -> Self {
@@ -171,9 +233,10 @@ impl Tapeable for bool {
 }
 
 impl Tapeable for char {
+    const WORDS: Option<usize> = Some(1);
     #[inline(always)]
-    fn push_to(self, tape: &mut Tape) {
-        tape.push_word(u64::from(u32::from(self)));
+    fn push_to<S: Sink>(self, tape: &mut S) {
+        tape.word(u64::from(u32::from(self)));
     }
     #[inline(always)]
     #[allow(clippy::cast_possible_truncation)]
@@ -183,8 +246,9 @@ impl Tapeable for char {
 }
 
 impl Tapeable for NoTangent {
+    const WORDS: Option<usize> = Some(0);
     #[inline(always)]
-    fn push_to(self, _: &mut Tape) {}
+    fn push_to<S: Sink>(self, _: &mut S) {}
     #[inline(always)]
     fn pop_from(_: &mut Tape) -> Self {
         NoTangent
@@ -192,8 +256,9 @@ impl Tapeable for NoTangent {
 }
 
 impl Tapeable for () {
+    const WORDS: Option<usize> = Some(0);
     #[inline(always)]
-    fn push_to(self, _: &mut Tape) {}
+    fn push_to<S: Sink>(self, _: &mut S) {}
     #[inline(always)]
     fn pop_from(_: &mut Tape) -> Self {}
 }
@@ -201,8 +266,16 @@ impl Tapeable for () {
 macro_rules! tuple_tapeable {
     ($(($($T:ident $v:ident),+; $($R:ident $r:ident),+))*) => {$(
         impl<$($T: Tapeable),+> Tapeable for ($($T,)+) {
+            const WORDS: Option<usize> = {
+                let mut total = Some(0);
+                $(total = match (total, $T::WORDS) {
+                    (Some(t), Some(w)) => Some(t + w),
+                    _ => None,
+                };)+
+                total
+            };
             #[inline(always)]
-            fn push_to(self, tape: &mut Tape) {
+            fn push_to<S: Sink>(self, tape: &mut S) {
                 let ($($v,)+) = self;
                 $($v.push_to(tape);)+
             }
@@ -228,8 +301,12 @@ tuple_tapeable! {
 }
 
 impl<T: Tapeable, const N: usize> Tapeable for [T; N] {
+    const WORDS: Option<usize> = match T::WORDS {
+        Some(w) => Some(w * N),
+        None => None,
+    };
     #[inline]
-    fn push_to(self, tape: &mut Tape) {
+    fn push_to<S: Sink>(self, tape: &mut S) {
         for x in self {
             x.push_to(tape);
         }
@@ -245,13 +322,14 @@ impl<T: Tapeable, const N: usize> Tapeable for [T; N] {
 
 /// A `Vec` goes on the tape as its elements followed by its length.
 impl<T: Tapeable> Tapeable for Vec<T> {
+    const WORDS: Option<usize> = None;
     #[inline]
-    fn push_to(self, tape: &mut Tape) {
+    fn push_to<S: Sink>(self, tape: &mut S) {
         let len = self.len();
         for x in self {
             x.push_to(tape);
         }
-        tape.push_word(len as u64);
+        tape.word(len as u64);
     }
     #[inline]
     #[allow(clippy::cast_possible_truncation)]
@@ -279,5 +357,50 @@ mod tests {
         assert_eq!(tape.pop::<(i32, f32, bool)>(), (-3, 0.25, true));
         assert_eq!(tape.pop::<f64>(), 1.5);
         assert!(tape.is_empty());
+    }
+
+    /// Pushes `value` both ways; checks its word count against `WORDS` and that both ways write
+    /// the same words.
+    fn words_of<T: Tapeable + Clone>(value: T) -> usize {
+        let mut plain = Tape::new();
+        plain.push(value.clone());
+        let mut reserved = Tape::new();
+        reserved.reserve(plain.words.len());
+        let capacity = reserved.words.capacity();
+        reserved.push_reserved(value);
+        assert_eq!(reserved.words, plain.words);
+        assert_eq!(reserved.words.capacity(), capacity, "no allocation");
+        if let Some(words) = T::WORDS {
+            assert_eq!(words, plain.words.len());
+        }
+        plain.words.len()
+    }
+
+    #[test]
+    fn each_type_takes_the_words_it_says() {
+        assert_eq!(words_of(1.5_f64), 1);
+        assert_eq!(words_of(0.5_f32), 1);
+        assert_eq!(words_of(-7_i8), 1);
+        assert_eq!(words_of(usize::MAX), 1);
+        assert_eq!(words_of(u128::MAX - 3), 2);
+        assert_eq!(words_of(true), 1);
+        assert_eq!(words_of('x'), 1);
+        assert_eq!(words_of(NoTangent), 0);
+        assert_eq!(words_of(()), 0);
+        assert_eq!(words_of((1.0_f64, 2_u32, -3_i128)), 4);
+        assert_eq!(words_of([(1.0_f64, 2.0_f64); 3]), 6);
+        assert_eq!(<(f64, Vec<f64>)>::WORDS, None);
+        assert_eq!(words_of((1.0_f64, vec![2.0_f64, 3.0])), 4);
+    }
+
+    #[test]
+    #[should_panic(expected = "more words than it made room for")]
+    fn a_push_past_the_room_made_panics() {
+        let mut tape = Tape::new();
+        tape.reserve(1);
+        let capacity = tape.words.capacity();
+        for k in 0..=capacity {
+            tape.push_reserved(k);
+        }
     }
 }

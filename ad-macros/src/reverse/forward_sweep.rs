@@ -59,7 +59,16 @@ impl<'a> Reverse<'a> {
         let tape = hyg("__tape");
         let s = s_ident(out);
         let r = hyg("__rec");
-        let push = if self.in_loop.contains(&out.0) {
+        let push = if let Some(slots) = self
+            .reserving
+            .borrow_mut()
+            .as_mut()
+            .filter(|_| self.in_loop.contains(&out.0))
+        {
+            // Into the room its loop made.
+            slots.push(s.clone());
+            quote!(#tape.push_reserved(::core::clone::Clone::clone(&#r));)
+        } else if self.in_loop.contains(&out.0) {
             quote!(#tape.push(::core::clone::Clone::clone(&#r));)
         } else {
             let joint = hyg("__joint");
@@ -467,7 +476,14 @@ impl<'a> Reverse<'a> {
                 // body's reverse that many times, each popping one iteration's records.
                 let n = hyg(&format!("__n{}", self.loop_index(inst)));
                 let mut inner = al.clone();
+                let reserves = self.trips.contains_key(&std::ptr::from_ref(inst))
+                    && matches!(head, crate::ir::LoopHead::For { .. })
+                    && fixed_pushes(body);
+                if reserves {
+                    *self.reserving.borrow_mut() = Some(Vec::new());
+                }
                 let mut body = self.forward_block(body, &mut inner, decisions);
+                let slots = self.reserving.borrow_mut().take().unwrap_or_default();
                 // What the loop keeps once per run goes on the tape before its trip count.
                 let (before, after) = match self.kept_forward(inst) {
                     Some((before, end, after)) => {
@@ -482,7 +498,23 @@ impl<'a> Reverse<'a> {
                     // The reverse sweep computes the trip count from the range again.
                     let it = self.p(*iter, al);
                     let witness = var.map(|v| self.binding_witness(v));
-                    return quote!(#before for #pat in #it { #witness #body } #after);
+                    if slots.is_empty() {
+                        return quote!(#before for #pat in #it { #witness #body } #after);
+                    }
+                    // Room for every iteration's records, made before the loop.
+                    let (krate, range) = (self.krate, hyg("__range"));
+                    return quote! {
+                        #before
+                        {
+                            let #range = #it;
+                            #tape.reserve(
+                                ::core::iter::Iterator::size_hint(&#range).0
+                                    .saturating_mul(0 #(+ #krate::__private::tape_words(&#slots))*),
+                            );
+                            for #pat in #range { #witness #body }
+                        }
+                        #after
+                    };
                 }
                 let looped = match head {
                     crate::ir::LoopHead::For { pat, var, iter, .. } => {
@@ -508,4 +540,21 @@ impl<'a> Reverse<'a> {
             }
         }
     }
+}
+
+/// Whether every iteration of a loop with this body pushes the same records, and nothing else:
+/// no branch, inner loop, call or exit, whose pushes vary or are not the loop's own.
+fn fixed_pushes(body: &Block) -> bool {
+    body.all_insts().iter().all(|i| {
+        !matches!(
+            i,
+            Inst::Loop { .. }
+                | Inst::If { .. }
+                | Inst::Call { .. }
+                | Inst::Return { .. }
+                | Inst::Break
+                | Inst::Continue
+                | Inst::Verbatim { .. }
+        )
+    })
 }
