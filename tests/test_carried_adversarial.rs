@@ -159,6 +159,34 @@ probe!(
     [0.3, -1.2, 0.8, 2.0, 0.7]
 );
 
+/// One offset, read more than once: a local `Vec` squared, and a slice read three times, once
+/// under an `if`.
+#[differentiable]
+fn one_offset(x: &[f64], d: usize) -> f64 {
+    let mut q = vec![0.0; d];
+    let mut total = 0.0;
+    for i in 0..x.len() / d {
+        for j in 0..d {
+            q[j] = x[i * d + j] * x[j];
+        }
+        let mut sq = 0.0;
+        for j in 0..d {
+            sq += q[j] * q[j];
+            if x[j] > 0.0 {
+                sq += x[j] * x[j] * x[j];
+            }
+        }
+        total += sq.sqrt();
+    }
+    total
+}
+probe!(
+    one_offset_read_more_than_once,
+    one_offset,
+    [0.3, -1.2, 0.8, 2.0, 0.7, -0.4, 1.1, 0.5, -0.9],
+    3
+);
+
 /// An array parameter.
 #[differentiable]
 fn array(a: [f64; 5], w: f64) -> f64 {

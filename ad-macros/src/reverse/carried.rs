@@ -14,7 +14,10 @@
 //! goes to the buffer and the others move up one offset. After the last replayed iteration the
 //! locals still held go to their elements. Reads of the variable under an `if` or in an inner
 //! loop use the locals too, where their offset lies between `lo` and `hi`; any other read adds to
-//! the buffer itself, which nothing in the loop reads.
+//! the buffer itself, which nothing in the loop reads. A variable read at one offset only, but
+//! more than once (`q[j] * q[j]`), has its one local too: the reads' contributions add up there
+//! and reach the element (a `Vec`'s adjoint: a test of its presence and of the index each time)
+//! once per iteration.
 //!
 //! Each element receives the same contributions in the same order, summed before they reach the
 //! buffer instead of after: the same bits wherever the buffer held zero. Every element between
@@ -112,8 +115,9 @@ impl<'a> Reverse<'a> {
                         mine.push((out.0, c.local(offset)));
                     }
                 }
-                // With one offset, no iteration adds to an element another one does.
-                if offsets.len() >= 2 {
+                // With one offset and one read, each element receives one contribution, from
+                // one iteration: nothing to gather.
+                if offsets.len() >= 2 || mine.len() >= 2 {
                     reads.extend(mine);
                     carried.push(c);
                 }
