@@ -1,7 +1,8 @@
 //! Adversarial programs for the room a loop makes on the tape before it runs (`Tape::reserve`,
 //! `push_reserved`): a loop over a range whose body has no branch, inner loop, call or exit
-//! pushes the same records in every iteration, so it makes room for all of them first and its
-//! pushes cannot allocate. A record counted wrong would panic or leave the tape out of step, so
+//! pushes the same records in every iteration; where it also carries a float from one
+//! iteration to the next (`s += ..`), it makes room for all of them first, so that its pushes
+//! cannot allocate. A record counted wrong would panic or leave the tape out of step, so
 //! each program is checked with `jvp`, `value_and_grad` and `vjp` (whose pullback replays the
 //! tape) against central finite differences.
 
@@ -73,17 +74,18 @@ probe!(
 );
 
 /// An index that goes on the tape (a store at a computed index whose value the reverse sweep
-/// cannot compute again).
+/// cannot compute again), beside a running sum.
 #[differentiable]
 fn scattered(x: &[f64], stride: usize) -> f64 {
     let n = x.len();
     let mut v = vec![0.0; n];
     let mut k = 0;
+    let mut s = 0.0;
     for i in 0..n {
         k = (k + stride) % n;
         v[k] = v[k] + x[i] * x[i];
+        s += v[k] * x[i];
     }
-    let mut s = 0.0;
     for i in 0..n {
         s += v[i] * v[i];
     }

@@ -478,7 +478,8 @@ impl<'a> Reverse<'a> {
                 let mut inner = al.clone();
                 let reserves = self.trips.contains_key(&std::ptr::from_ref(inst))
                     && matches!(head, crate::ir::LoopHead::For { .. })
-                    && fixed_pushes(body);
+                    && fixed_pushes(body)
+                    && self.carries_float(body);
                 if reserves {
                     *self.reserving.borrow_mut() = Some(Vec::new());
                 }
@@ -557,4 +558,18 @@ fn fixed_pushes(body: &Block) -> bool {
                 | Inst::Verbatim { .. }
         )
     })
+}
+
+impl Reverse<'_> {
+    /// Whether a loop with this body carries a value with a derivative from one iteration to
+    /// the next (`s += ..`): a float, which no register keeps across a call, so that a call in
+    /// the loop (a push that may grow the tape) keeps it in memory.
+    fn carries_float(&self, body: &Block) -> bool {
+        let insts = body.all_insts();
+        insts.iter().any(|i| {
+            matches!(i, Inst::Assign { var, .. }
+                if self.act.var(*var)
+                    && !insts.iter().any(|d| matches!(d, Inst::Let { var: v, .. } if v == var)))
+        })
+    }
 }
