@@ -476,6 +476,9 @@ impl<'a> Reverse<'a> {
                 // body's reverse that many times, each popping one iteration's records.
                 let n = hyg(&format!("__n{}", self.loop_index(inst)));
                 let mut inner = al.clone();
+                // A loop over a range that carries a float and pushes the same records in every
+                // iteration makes room for all of them before it runs: its pushes then never
+                // call the allocator, across which the float would not stay in a register.
                 let reserves = self.trips.contains_key(&std::ptr::from_ref(inst))
                     && matches!(head, crate::ir::LoopHead::For { .. })
                     && fixed_pushes(body)
