@@ -161,3 +161,80 @@ fn many_iterations() {
         );
     }
 }
+
+/// Room made at the start of each iteration of an outer loop: inner ranges from the outer
+/// loop's variable (a triangle, empty in the last iteration), a record after the inner loops.
+#[differentiable]
+fn triangle(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut v = vec![0.0; n];
+    let mut total = 0.0;
+    for i in 0..n {
+        for j in 0..n {
+            v[j] = x[j] * x[i];
+        }
+        let mut s = 0.0;
+        for j in i + 1..n {
+            s += v[j] * v[j];
+        }
+        total += (s + 1.0).sqrt() * x[i];
+    }
+    total
+}
+probe!(
+    room_per_iteration_triangle,
+    triangle,
+    [0.3, -1.2, 0.8, 2.0, 0.7, -0.4]
+);
+probe!(room_per_iteration_one_element, triangle, [0.3]);
+
+/// An inner range from a local of the outer body; some iterations run the inner loop no time.
+#[differentiable]
+fn local_range(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut w = vec![0.0; n];
+    let mut total = 0.0;
+    for i in 0..n {
+        let m = i % 3;
+        for j in 0..n {
+            w[j] = x[j] - x[i];
+        }
+        let mut s = 0.0;
+        for j in 0..m {
+            s += w[j] * w[j] * x[i];
+        }
+        total += s.exp() * 0.5;
+    }
+    total
+}
+probe!(
+    room_per_iteration_local_range,
+    local_range,
+    [0.3, -1.2, 0.8, 2.0, 0.7, -0.4]
+);
+
+/// Outside the conditions: a local hides a parameter's name (the room would be counted with the
+/// local); the loop pushes as before.
+#[differentiable]
+fn hidden(x: &[f64], d: usize) -> f64 {
+    let mut q = vec![0.0; d];
+    let mut total = 0.0;
+    for i in 0..x.len() / d {
+        let d = q.len();
+        for j in 0..d {
+            q[j] = x[i * d + j] * x[j];
+        }
+        let mut sq = 0.0;
+        for j in 0..d {
+            sq += q[j] * q[j];
+        }
+        total += sq.sqrt();
+    }
+    total
+}
+probe!(
+    a_local_hides_a_parameter,
+    hidden,
+    [0.3, -1.2, 0.8, 2.0, 0.7, -0.4, 1.1, 0.5, -0.9],
+    3
+);

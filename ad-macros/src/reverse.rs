@@ -101,7 +101,10 @@ pub struct Reverse<'a> {
     in_exit_loop: Cell<usize>,
     /// While the forward sweep of a loop that makes room on the tape for its records is emitted
     /// (see `forward_sweep.rs`): the slots of the records it pushes.
-    reserving: RefCell<Option<Vec<Ident>>>,
+    reserving: RefCell<Option<Vec<RoomFor>>>,
+    /// While the forward sweep of an inner loop of a loop that makes room per iteration is
+    /// emitted: the inner loop's trip count, by which its records count.
+    reserve_times: RefCell<Option<TokenStream>>,
     /// Number of `if`s, for naming decisions.
     ifs: HashMap<*const Inst, u32>,
     /// Number of loops, for naming trip counts.
@@ -159,6 +162,10 @@ pub struct Reverse<'a> {
     carried_reads: HashMap<u32, Ident>,
 }
 
+/// A record counted in the room a loop makes on the tape: its slot, and for a record of an inner
+/// loop of a loop that makes room per iteration, the inner loop's trip count.
+type RoomFor = (Ident, Option<TokenStream>);
+
 /// Where the reverse sweep finds an operand of a record.
 #[derive(Clone)]
 enum Src {
@@ -194,6 +201,7 @@ impl<'a> Reverse<'a> {
             jumps: HashMap::new(),
             in_exit_loop: Cell::new(0),
             reserving: RefCell::new(None),
+            reserve_times: RefCell::new(None),
             ifs: HashMap::new(),
             loops: HashMap::new(),
             in_loop: HashSet::new(),

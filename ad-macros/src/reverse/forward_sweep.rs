@@ -66,7 +66,7 @@ impl<'a> Reverse<'a> {
             .filter(|_| self.in_loop.contains(&out.0))
         {
             // Into the room its loop made.
-            slots.push(s.clone());
+            slots.push((s.clone(), self.reserve_times.borrow().clone()));
             quote!(#tape.push_reserved(::core::clone::Clone::clone(&#r));)
         } else if self.in_loop.contains(&out.0) {
             quote!(#tape.push(::core::clone::Clone::clone(&#r));)
@@ -475,19 +475,57 @@ impl<'a> Reverse<'a> {
                 // The trip count goes on the tape after the loop: the reverse sweep runs the
                 // body's reverse that many times, each popping one iteration's records.
                 let n = hyg(&format!("__n{}", self.loop_index(inst)));
+                let key = std::ptr::from_ref(inst);
                 let mut inner = al.clone();
                 // A loop over a range that carries a float and pushes the same records in every
                 // iteration makes room for all of them before it runs: its pushes then never
-                // call the allocator, across which the float would not stay in a register.
-                let reserves = self.trips.contains_key(&std::ptr::from_ref(inst))
+                // call the allocator, across which the float would not stay in a register. A
+                // loop whose iterations each run inner loops of that kind makes room at the start
+                // of each iteration instead.
+                let inside_room = self.reserving.borrow().is_some();
+                let reserves = !inside_room
+                    && self.trips.contains_key(&key)
                     && matches!(head, crate::ir::LoopHead::For { .. })
                     && fixed_pushes(body)
                     && self.carries_float(body);
-                if reserves {
+                let per_iteration = !inside_room && !reserves && self.room_per_iteration(inst);
+                if reserves || per_iteration {
                     *self.reserving.borrow_mut() = Some(Vec::new());
                 }
+                // An inner loop of a loop that makes room per iteration: its records count once
+                // per trip.
+                let times = self
+                    .trips
+                    .get(&key)
+                    .filter(|_| inside_room)
+                    .map(|range| quote!(::core::iter::Iterator::size_hint(&(#range)).0));
+                let outer_times = times.map(|t| self.reserve_times.replace(Some(t)));
                 let mut body = self.forward_block(body, &mut inner, decisions);
-                let slots = self.reserving.borrow_mut().take().unwrap_or_default();
+                if let Some(outer) = outer_times {
+                    *self.reserve_times.borrow_mut() = outer;
+                }
+                let mut slots = Vec::new();
+                if reserves || per_iteration {
+                    slots = self.reserving.borrow_mut().take().unwrap_or_default();
+                }
+                if per_iteration && !slots.is_empty() {
+                    let krate = self.krate;
+                    let words = slots.iter().map(|(s, times)| match times {
+                        Some(t) => quote!(+ #krate::__private::tape_words(&#s) * #t),
+                        None => quote!(+ #krate::__private::tape_words(&#s)),
+                    });
+                    // The inner loops' ranges name this loop's variable as the reverse sweep does.
+                    let bind = match (self.replayed.get(&key), head) {
+                        (Some((ri, _)), crate::ir::LoopHead::For { var: Some(v), .. }) => {
+                            let ident = &self.func.vars[v.0 as usize].ident;
+                            quote!(let #ri = #ident;)
+                        }
+                        _ => TokenStream::new(),
+                    };
+                    body = quote!(#bind #tape.reserve(0 #(#words)*); #body);
+                    slots.clear();
+                }
+                let slots: Vec<Ident> = slots.into_iter().map(|(s, _)| s).collect();
                 // What the loop keeps once per run goes on the tape before its trip count.
                 let (before, after) = match self.kept_forward(inst) {
                     Some((before, end, after)) => {
@@ -564,6 +602,70 @@ fn fixed_pushes(body: &Block) -> bool {
 }
 
 impl Reverse<'_> {
+    /// Whether the loop `inst` makes room on the tape at the start of each iteration: a `for`
+    /// loop with no branch, call or exit, whose inner loops (one level deep) run over ranges
+    /// computed from parameters and this loop's variable, keep nothing once per run, and which
+    /// carries a float itself or in an inner loop. No local may have a parameter's name: the
+    /// ranges are written with the parameters' names, which it would hide.
+    fn room_per_iteration(&self, inst: &Inst) -> bool {
+        let Inst::Loop {
+            head: crate::ir::LoopHead::For { .. },
+            body,
+        } = inst
+        else {
+            return false;
+        };
+        let insts = body.all_insts();
+        if insts.iter().any(|i| {
+            matches!(
+                i,
+                Inst::If { .. }
+                    | Inst::Call { .. }
+                    | Inst::Return { .. }
+                    | Inst::Break
+                    | Inst::Continue
+                    | Inst::Verbatim { .. }
+            )
+        }) {
+            return false;
+        }
+        let own = self
+            .replayed
+            .get(&std::ptr::from_ref(inst))
+            .map(|(ri, _)| ri.to_string());
+        let mut inner_loops = 0;
+        let mut carries = self.carries_float(body);
+        for i in &insts {
+            let Inst::Loop { head, body: b } = i else {
+                continue;
+            };
+            inner_loops += 1;
+            let key = std::ptr::from_ref(*i);
+            let Some(range) = self.trips.get(&key) else {
+                return false;
+            };
+            if !matches!(head, crate::ir::LoopHead::For { .. })
+                || self.kept.contains_key(&key)
+                || b.all_insts().iter().any(|j| matches!(j, Inst::Loop { .. }))
+                || names_other_replay(range, own.as_deref())
+            {
+                return false;
+            }
+            carries |= self.carries_float(b);
+        }
+        let func = self.func;
+        let params: HashSet<String> = func
+            .params
+            .iter()
+            .map(|p| func.vars[p.var.0 as usize].ident.unraw().to_string())
+            .collect();
+        let hidden = func.vars.iter().enumerate().any(|(k, v)| {
+            !func.params.iter().any(|p| p.var.0 as usize == k)
+                && params.contains(&v.ident.unraw().to_string())
+        });
+        inner_loops > 0 && carries && !hidden
+    }
+
     /// Whether a loop with this body carries a value with a derivative from one iteration to
     /// the next (`s += ..`): a float, which no register keeps across a call, so that a call in
     /// the loop (a push that may grow the tape) keeps it in memory.
@@ -575,4 +677,17 @@ impl Reverse<'_> {
                     && !insts.iter().any(|d| matches!(d, Inst::Let { var: v, .. } if v == var)))
         })
     }
+}
+
+/// Whether `tokens` name a replayed loop's variable other than `own`: one the forward sweep does
+/// not bind.
+fn names_other_replay(tokens: &TokenStream, own: Option<&str>) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => {
+            let name = i.to_string();
+            name.starts_with("__ri") && Some(name.as_str()) != own
+        }
+        proc_macro2::TokenTree::Group(g) => names_other_replay(&g.stream(), own),
+        _ => false,
+    })
 }
