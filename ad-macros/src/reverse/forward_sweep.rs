@@ -511,8 +511,10 @@ impl<'a> Reverse<'a> {
                 if per_iteration && !slots.is_empty() {
                     let krate = self.krate;
                     let words = slots.iter().map(|(s, times)| match times {
-                        Some(t) => quote!(+ #krate::__private::tape_words(&#s) * #t),
-                        None => quote!(+ #krate::__private::tape_words(&#s)),
+                        Some(t) => quote! {
+                            .saturating_add(#krate::__private::tape_words(&#s).saturating_mul(#t))
+                        },
+                        None => quote!(.saturating_add(#krate::__private::tape_words(&#s))),
                     });
                     // The inner loops' ranges name this loop's variable as the reverse sweep does.
                     let bind = match (self.replayed.get(&key), head) {
@@ -522,7 +524,7 @@ impl<'a> Reverse<'a> {
                         }
                         _ => TokenStream::new(),
                     };
-                    body = quote!(#bind #tape.reserve(0 #(#words)*); #body);
+                    body = quote!(#bind #tape.reserve(0usize #(#words)*); #body);
                     slots.clear();
                 }
                 let slots: Vec<Ident> = slots.into_iter().map(|(s, _)| s).collect();
