@@ -587,20 +587,25 @@ impl<'a> Reverse<'a> {
 }
 
 /// Whether every iteration of a loop with this body pushes the same records, and nothing else:
-/// no branch, inner loop, call or exit, whose pushes vary or are not the loop's own.
+/// no inner loop, and nothing `varies`.
 fn fixed_pushes(body: &Block) -> bool {
-    body.all_insts().iter().all(|i| {
-        !matches!(
-            i,
-            Inst::Loop { .. }
-                | Inst::If { .. }
-                | Inst::Call { .. }
-                | Inst::Return { .. }
-                | Inst::Break
-                | Inst::Continue
-                | Inst::Verbatim { .. }
-        )
-    })
+    body.all_insts()
+        .iter()
+        .all(|i| !matches!(i, Inst::Loop { .. }) && !varies(i))
+}
+
+/// A branch, a call, an exit or code kept as written: what pushes a number of records that
+/// varies, or records that are not the loop's own.
+fn varies(i: &Inst) -> bool {
+    matches!(
+        i,
+        Inst::If { .. }
+            | Inst::Call { .. }
+            | Inst::Return { .. }
+            | Inst::Break
+            | Inst::Continue
+            | Inst::Verbatim { .. }
+    )
 }
 
 impl Reverse<'_> {
@@ -618,17 +623,7 @@ impl Reverse<'_> {
             return false;
         };
         let insts = body.all_insts();
-        if insts.iter().any(|i| {
-            matches!(
-                i,
-                Inst::If { .. }
-                    | Inst::Call { .. }
-                    | Inst::Return { .. }
-                    | Inst::Break
-                    | Inst::Continue
-                    | Inst::Verbatim { .. }
-            )
-        }) {
+        if insts.iter().any(|i| varies(i)) {
             return false;
         }
         let own = self
