@@ -42,7 +42,6 @@ impl Tape {
         value.push_to(self);
     }
 
-    /// Pops the value pushed last; its type must be the one pushed.
     /// Makes room for `words` more words, for a loop whose pushes are then made with
     /// [`push_reserved`](Self::push_reserved).
     #[inline]
@@ -61,6 +60,7 @@ impl Tape {
         }
     }
 
+    /// Pops the value pushed last; its type must be the one pushed.
     #[inline(always)]
     pub fn pop<T: Tapeable>(&mut self) -> T {
         T::pop_from(self)

@@ -63,14 +63,9 @@ impl<'a> Reverse<'a> {
     /// Finds, per replayed loop, the variables whose adjoints its reverse sweep carries in
     /// locals, and the reads that add to them.
     pub(super) fn plan_carried(&mut self, defs: &HashMap<u32, Src>) {
-        for inst in self.func.body.all_insts() {
-            let Inst::Loop { body, .. } = inst else {
-                continue;
-            };
+        for (inst, body, ri) in self.replayed_loops() {
             let key = std::ptr::from_ref(inst);
-            let Some((ri, _)) = self.replayed.get(&key) else {
-                continue;
-            };
+            let ri = &ri;
             let changing = self.changing(inst, None);
             // The offsets of the reads in the body itself, which run in every iteration.
             let mut ends: HashMap<u32, (i64, i64)> = HashMap::new();
@@ -98,7 +93,6 @@ impl<'a> Reverse<'a> {
                     hi,
                     loop_index,
                 };
-                let mut offsets: HashSet<i64> = HashSet::new();
                 let mut mine: Vec<(u32, Ident)> = Vec::new();
                 for i in body.all_insts() {
                     if let Inst::Index { out, var, .. } = i
@@ -111,13 +105,12 @@ impl<'a> Reverse<'a> {
                         && let Some(offset) = offset_of(t, ri)
                         && (lo..=hi).contains(&offset)
                     {
-                        offsets.insert(offset);
                         mine.push((out.0, c.local(offset)));
                     }
                 }
-                // With one offset and one read, each element receives one contribution, from
-                // one iteration: nothing to gather.
-                if offsets.len() >= 2 || mine.len() >= 2 {
+                // With one read, each element receives one contribution, from one iteration:
+                // nothing to gather or to carry.
+                if mine.len() >= 2 {
                     reads.extend(mine);
                     carried.push(c);
                 }

@@ -504,13 +504,14 @@ impl<'a> Reverse<'a> {
                 if let Some(outer) = outer_times {
                     *self.reserve_times.borrow_mut() = outer;
                 }
-                let mut slots = Vec::new();
-                if reserves || per_iteration {
-                    slots = self.reserving.borrow_mut().take().unwrap_or_default();
-                }
-                if per_iteration && !slots.is_empty() {
+                let room = if reserves || per_iteration {
+                    self.reserving.borrow_mut().take().unwrap_or_default()
+                } else {
+                    Vec::new()
+                };
+                if per_iteration && !room.is_empty() {
                     let krate = self.krate;
-                    let words = slots.iter().map(|(s, times)| match times {
+                    let words = room.iter().map(|(s, times)| match times {
                         Some(t) => quote! {
                             .saturating_add(#krate::__private::tape_words(&#s).saturating_mul(#t))
                         },
@@ -525,9 +526,13 @@ impl<'a> Reverse<'a> {
                         _ => TokenStream::new(),
                     };
                     body = quote!(#bind #tape.reserve(0usize #(#words)*); #body);
-                    slots.clear();
                 }
-                let slots: Vec<Ident> = slots.into_iter().map(|(s, _)| s).collect();
+                // The slots of the records of a loop that makes room for all its iterations.
+                let slots: Vec<Ident> = if reserves {
+                    room.into_iter().map(|(s, _)| s).collect()
+                } else {
+                    Vec::new()
+                };
                 // What the loop keeps once per run goes on the tape before its trip count.
                 let (before, after) = match self.kept_forward(inst) {
                     Some((before, end, after)) => {

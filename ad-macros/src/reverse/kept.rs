@@ -121,14 +121,8 @@ impl<'a> Reverse<'a> {
                         && p.path.segments.last().is_some_and(|s| s.ident == "Vec"))
             })
         };
-        for inst in func.body.all_insts() {
-            let Inst::Loop { body, .. } = inst else {
-                continue;
-            };
+        for (inst, body, ri) in self.replayed_loops() {
             let key = std::ptr::from_ref(inst);
-            let Some((ri, _)) = self.replayed.get(&key) else {
-                continue;
-            };
             let l = self.loop_index(inst);
             let mut kept = Kept {
                 loop_index: l,

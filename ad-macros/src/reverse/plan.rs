@@ -539,6 +539,23 @@ impl<'a> Reverse<'a> {
         }
     }
 
+    /// The replayed loops, outermost first, with their bodies and the name the reverse sweep
+    /// binds their variable to.
+    pub(super) fn replayed_loops(&self) -> Vec<(&'a Inst, &'a Block, Ident)> {
+        self.func
+            .body
+            .all_insts()
+            .into_iter()
+            .filter_map(|inst| match inst {
+                Inst::Loop { body, .. } => self
+                    .replayed
+                    .get(&std::ptr::from_ref(inst))
+                    .map(|(ri, _)| (inst, body, ri.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The fields of `out`'s record that go on the tape.
     pub(super) fn taped(&self, out: Value, values: Vec<TokenStream>) -> Vec<TokenStream> {
         match self.layouts.get(&out.0) {

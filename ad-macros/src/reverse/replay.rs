@@ -36,14 +36,9 @@ impl<'a> Reverse<'a> {
         defs: &HashMap<u32, Src>,
         read_again: &dyn Fn(Var) -> bool,
     ) {
-        for inst in self.func.body.all_insts() {
-            let Inst::Loop { body, .. } = inst else {
-                continue;
-            };
+        for (inst, body, ri) in self.replayed_loops() {
             let key = std::ptr::from_ref(inst);
-            let Some((ri, _)) = self.replayed.get(&key) else {
-                continue;
-            };
+            let ri = &ri;
             let mut reads: Vec<TokenStream> = Vec::new();
             for i in &body.insts {
                 if let Inst::Index {
@@ -183,18 +178,16 @@ impl<'a> Reverse<'a> {
         let key = std::ptr::from_ref(inst);
         let replayed = self.replayed.get(&key);
         let carried = replayed.and_then(|(ident, start)| self.carried_replay(inst, ident, start));
+        let carries = carried.is_some();
+        let [carry, carry_each, flush] = carried.unwrap_or_default();
         // The sums of reads of one element and the carried adjoints, around the replay of a
         // loop that ran.
         let around = |looped: TokenStream| {
             let sums = self.around_replay(inst);
-            if sums.is_none() && carried.is_none() {
+            if sums.is_none() && !carries {
                 return looped;
             }
             let (before, after) = sums.unwrap_or_default();
-            let (carry, flush) = match &carried {
-                Some([carry, _, flush]) => (carry.clone(), flush.clone()),
-                None => (TokenStream::new(), TokenStream::new()),
-            };
             quote!(if #n > 0 { #before #carry #looped #after #flush })
         };
         let Some((ident, start)) = replayed else {
@@ -220,7 +213,6 @@ impl<'a> Reverse<'a> {
         // `start + trips` may not exist (`250u8..=255`).
         let k = hyg("__k");
         let (pop, each) = self.kept_reverse(inst).unzip();
-        let carry_each = carried.as_ref().map(|[_, each, _]| each);
         let looped = around(quote! {
             for #k in (0..#n).rev() {
                 let #ident = #krate::__private::offset(#start, #k);
