@@ -100,6 +100,77 @@ fn a_product_with_finite_literals_passes_its_adjoint_on() {
     assert_eq!(both(over_zero, 0.7, 1.0), [f64::INFINITY; 2]);
 }
 
+// ---- zero adjoints through products of two values ----
+//
+// A product of two values takes its adjoint without a branch: each partial is -0 (what adding
+// nothing gives) where the adjoint is zero, whatever the factor. The factor is infinite here.
+
+#[differentiable]
+fn unused_product(x: f64, y: f64, c: f64) -> f64 {
+    let p = x * y;
+    if c > 0.0 { p } else { 1.0 }
+}
+
+#[test]
+fn an_unused_product_of_two_values_contributes_zero() {
+    let (_, (gx, gy, _)) = ad::value_and_grad(unused_product, (0.7, f64::INFINITY, -1.0));
+    assert_eq!(gx.to_bits(), 0.0f64.to_bits(), "{gx}");
+    assert_eq!(gy.to_bits(), 0.0f64.to_bits(), "{gy}");
+    let (gx, gy, _) = (ad::vjp(unused_product, (0.7, f64::INFINITY, -1.0)).1)(1.0);
+    assert_eq!((gx, gy), (0.0, 0.0));
+    // Used, the textbook partials: y and x.
+    let (_, (gx, gy, _)) = ad::value_and_grad(unused_product, (0.7, -2.5, 1.0));
+    assert_eq!((gx, gy), (-2.5, 0.7));
+}
+
+/// `exp(-a_i b_i)` is 0 where `b_i` is infinite: its adjoint reaches the product as zero.
+#[differentiable]
+fn decays(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..a.len() {
+        s += (-(a[i] * b[i])).exp();
+    }
+    s
+}
+
+#[test]
+fn a_zero_adjoint_in_a_loop_meets_an_infinite_factor() {
+    let a = [0.5, 1.0, -0.3];
+    let b = [0.8, f64::INFINITY, 1.7];
+    // The caller's buffers hold values already: where the adjoint is zero, they keep them bit
+    // for bit, as if the product had been skipped (-0 is what adding nothing gives).
+    let mut a_bar = [0.25, -0.0, 1.5];
+    let mut b_bar = [0.0, 2.0, -0.0];
+    let (v, _) = ad::vjp_into(
+        decays,
+        (&a[..], &b[..]),
+        (&mut a_bar[..], &mut b_bar[..]),
+        1.0,
+    );
+    assert_eq!(v, (-0.4f64).exp() + (0.51f64).exp());
+    assert_eq!(a_bar[1].to_bits(), (-0.0f64).to_bits());
+    assert_eq!(b_bar[1].to_bits(), 2.0f64.to_bits());
+    // Elsewhere the textbook partials: -b_i exp(-a_i b_i) and -a_i exp(-a_i b_i), added.
+    for i in [0, 2] {
+        let e = (-(a[i] * b[i])).exp();
+        let (a0, b0) = ([0.25, -0.0, 1.5][i], [0.0, 2.0, -0.0][i]);
+        assert!(
+            (a_bar[i] - (a0 - b[i] * e)).abs() <= 1e-15,
+            "{i}: {}",
+            a_bar[i]
+        );
+        assert!(
+            (b_bar[i] - (b0 - a[i] * e)).abs() <= 1e-15,
+            "{i}: {}",
+            b_bar[i]
+        );
+    }
+    // The gradient from zero buffers.
+    let (_, (ga, gb)) = ad::value_and_grad(decays, (&a[..], &b[..]));
+    assert_eq!((ga[1], gb[1]), (0.0, 0.0));
+    assert!(ga.iter().chain(&gb).all(|g| g.is_finite()));
+}
+
 // ---- reads at the last iteration's index ----
 
 #[differentiable]

@@ -33,6 +33,11 @@ pub trait Scalar: Copy + Differentiable {
     fn rem_l(da: Self::Tangent, b: Self) -> Self::Tangent;
     /// d(a % b) with a constant
     fn rem_r(a: Self, b: Self, db: Self::Tangent) -> Self::Tangent;
+    /// The adjoint `g` of `a * b` times `b`, but the identity of `+` (-0) where `g` is zero,
+    /// even if `b` is infinite or NaN: what skipping a zero adjoint gives, without a branch.
+    fn mul_l_nz(g: Self::Tangent, b: Self) -> Self::Tangent;
+    /// `a` times the adjoint `g` of `a * b`, but -0 where `g` is zero (see `mul_l_nz`).
+    fn mul_r_nz(a: Self, g: Self::Tangent) -> Self::Tangent;
 }
 
 macro_rules! float_scalar {
@@ -47,6 +52,8 @@ macro_rules! float_scalar {
             #[inline(always)] fn rem(a: $t, da: $t, b: $t, db: $t) -> $t { da - db * (a / b).trunc() }
             #[inline(always)] fn rem_l(da: $t, _b: $t) -> $t { da }
             #[inline(always)] fn rem_r(a: $t, b: $t, db: $t) -> $t { -(db * (a / b).trunc()) }
+            #[inline(always)] fn mul_l_nz(g: $t, b: $t) -> $t { if g == 0.0 { -0.0 } else { g * b } }
+            #[inline(always)] fn mul_r_nz(a: $t, g: $t) -> $t { if g == 0.0 { -0.0 } else { a * g } }
         }
     )*};
 }
@@ -64,6 +71,8 @@ macro_rules! inactive_scalar {
             #[inline(always)] fn rem(_: $t, _: NoTangent, _: $t, _: NoTangent) -> NoTangent { NoTangent }
             #[inline(always)] fn rem_l(_: NoTangent, _: $t) -> NoTangent { NoTangent }
             #[inline(always)] fn rem_r(_: $t, _: $t, _: NoTangent) -> NoTangent { NoTangent }
+            #[inline(always)] fn mul_l_nz(_: NoTangent, _: $t) -> NoTangent { NoTangent }
+            #[inline(always)] fn mul_r_nz(_: $t, _: NoTangent) -> NoTangent { NoTangent }
         }
     )*};
 }
@@ -142,4 +151,29 @@ pub fn cast_adjoint<From: CastTo<To>, To: Differentiable>(
     adjoint: To::Tangent,
 ) -> From::Tangent {
     value.cast_adjoint(adjoint)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Scalar;
+
+    #[test]
+    fn a_guarded_product_of_a_zero_adjoint_is_minus_zero() {
+        for g in [0.0f64, -0.0] {
+            for factor in [f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 2.5] {
+                assert_eq!(f64::mul_l_nz(g, factor).to_bits(), (-0.0f64).to_bits());
+                assert_eq!(f64::mul_r_nz(factor, g).to_bits(), (-0.0f64).to_bits());
+            }
+            assert_eq!(
+                f32::mul_l_nz(g as f32, f32::INFINITY).to_bits(),
+                (-0.0f32).to_bits()
+            );
+        }
+        // Any other adjoint: the product, NaN included.
+        assert_eq!(f64::mul_l_nz(3.0, -2.0), -6.0);
+        assert_eq!(f64::mul_r_nz(-2.0, 3.0), -6.0);
+        assert_eq!(f64::mul_l_nz(1e-300, f64::INFINITY), f64::INFINITY);
+        assert!(f64::mul_l_nz(f64::NAN, 1.0).is_nan());
+        assert_eq!(f32::mul_r_nz(0.5, 4.0), 2.0);
+    }
 }
