@@ -519,7 +519,11 @@ impl<'a> Forward<'a> {
                     crate::ir::Len::Vec(n) => self.p(*n, al),
                     crate::ir::Len::Const(_) => TokenStream::new(),
                 };
-                let (p, t) = (repeat_tokens(&pe, len, &n), repeat_tokens(&te, len, &n));
+                let krate = self.krate;
+                let (p, t) = (
+                    repeat_tokens(krate, &pe, len, &n),
+                    repeat_tokens(krate, &te, len, &n),
+                );
                 self.def(*out, p, Some(t))
             }
             Inst::Sum {

@@ -211,11 +211,17 @@ pub fn array_tokens(elems: &[TokenStream], vec: bool) -> TokenStream {
 }
 
 /// `[elem; n]` or `vec![elem; n]`, `n` written as `len` gives it (`n` the tokens of a `Vec`'s
-/// length value).
-pub fn repeat_tokens(elem: &TokenStream, len: &Len, n: &TokenStream) -> TokenStream {
+/// length value). A `Vec` is allocated by `__private::vec_repeat`, in line, so that the
+/// optimiser knows its buffer overlaps no other.
+pub fn repeat_tokens(
+    krate: &TokenStream,
+    elem: &TokenStream,
+    len: &Len,
+    n: &TokenStream,
+) -> TokenStream {
     match len {
         Len::Const(k) => quote::quote!([#elem; #k]),
-        Len::Vec(_) => quote::quote!(::std::vec![#elem; #n]),
+        Len::Vec(_) => quote::quote!(#krate::__private::vec_repeat(#elem, #n)),
     }
 }
 

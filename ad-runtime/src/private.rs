@@ -443,6 +443,36 @@ where
     }
 }
 
+/// `vec![elem; n]` for generated code, with the buffer allocated here, in line. Inside a large
+/// generated function, the optimiser leaves `vec!`'s allocation out of line, and then knows
+/// nothing of where the buffer points: a loop that reads one local `Vec` and writes another
+/// reloads what it reads after every store and is not vectorised (GMM's triangular product).
+/// Allocated in sight, the buffer overlaps no other, as in the primal function.
+#[inline(always)]
+pub fn vec_repeat<T: Clone>(elem: T, n: usize) -> Vec<T> {
+    let layout = match core::alloc::Layout::array::<T>(n) {
+        Ok(layout) if layout.size() > 0 => layout,
+        // Empty, of a zero-sized type, or too large (which `vec!` reports).
+        _ => return vec![elem; n],
+    };
+    // SAFETY: the layout's size is not zero.
+    let buffer = unsafe { std::alloc::alloc(layout) }.cast::<T>();
+    if buffer.is_null() {
+        std::alloc::handle_alloc_error(layout);
+    }
+    for i in 0..n - 1 {
+        // SAFETY: `i < n`: within the buffer, each element written once. If `clone` panics, the
+        // buffer and the elements written leak, which is safe.
+        unsafe { buffer.add(i).write(elem.clone()) };
+    }
+    // SAFETY: the last element (`n > 0`, since the size is not zero); then all `n` elements are
+    // written, in a buffer the global allocator gave with the layout of `n` elements of `T`.
+    unsafe {
+        buffer.add(n - 1).write(elem);
+        Vec::from_raw_parts(buffer, n, n)
+    }
+}
+
 /// How many words a record like the one in `slot` takes on the tape, or 0 if that varies (such
 /// a record is then pushed without the room a loop makes for its records).
 #[inline(always)]
@@ -485,5 +515,49 @@ mod tests {
         assert_eq!(<Vec<f64> as Seq>::take_at(&mut slot, 2), Some(1.75));
         assert_eq!(<Vec<f64> as Seq>::take_at(&mut slot, 9), None);
         assert_eq!(slot, Some(vec![0.0, 0.0, 0.0, 0.0, -2.0]));
+    }
+
+    #[test]
+    fn vec_repeat_makes_what_vec_makes() {
+        for n in [0, 1, 2, 7] {
+            assert_eq!(vec_repeat(1.5f64, n), vec![1.5f64; n]);
+            assert_eq!(vec_repeat(-0.0f32, n), vec![-0.0f32; n]);
+            assert_eq!(vec_repeat([0.5, 2.0], n), vec![[0.5, 2.0]; n]);
+            assert_eq!(
+                vec_repeat(String::from("ab"), n),
+                vec![String::from("ab"); n]
+            );
+            assert_eq!(vec_repeat((), n), vec![(); n]);
+            let v = vec_repeat(0.0f64, n);
+            assert_eq!((v.len(), v.capacity()), (n, n));
+        }
+        // The zeros keep their sign bits.
+        assert!(vec_repeat(-0.0f64, 3).iter().all(|z| z.is_sign_negative()));
+    }
+
+    #[test]
+    fn vec_repeat_clones_each_element_but_the_last() {
+        use std::cell::Cell;
+        use std::rc::Rc;
+        let clones = Rc::new(Cell::new(0));
+        #[derive(Debug)]
+        struct Counted(Rc<Cell<usize>>);
+        impl Clone for Counted {
+            fn clone(&self) -> Self {
+                self.0.set(self.0.get() + 1);
+                Counted(self.0.clone())
+            }
+        }
+        let v = vec_repeat(Counted(clones.clone()), 5);
+        assert_eq!((v.len(), clones.get()), (5, 4));
+        drop(v);
+        // Each element dropped once: only this handle is left.
+        assert_eq!(Rc::strong_count(&clones), 1);
+    }
+
+    #[test]
+    #[should_panic(expected = "capacity overflow")]
+    fn vec_repeat_too_long_panics_as_vec_does() {
+        let _ = vec_repeat(0u64, usize::MAX);
     }
 }

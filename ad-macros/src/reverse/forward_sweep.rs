@@ -425,7 +425,7 @@ impl<'a> Reverse<'a> {
                     crate::ir::Len::Vec(n) => self.p(*n, al),
                     crate::ir::Len::Const(_) => TokenStream::new(),
                 };
-                Self::def(*out, crate::ir::repeat_tokens(&pe, len, &n))
+                Self::def(*out, crate::ir::repeat_tokens(self.krate, &pe, len, &n))
             }
             Inst::Sum {
                 out,
