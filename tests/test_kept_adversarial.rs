@@ -250,6 +250,72 @@ probe!(
     [0.3, -1.2, 0.8, 2.0]
 );
 
+// Kept elements at other indices than the loop variable's: a literal, a variable the body
+// shadows after the read, a parameter.
+
+/// The element at a literal index, in inner loops of which some are empty.
+#[differentiable]
+fn literal_index(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut v = vec![0.0; n];
+    let mut s = 0.0;
+    for a in 0..n {
+        v[0] = x[a] * x[a] + v[0];
+        for b in a + 1..n {
+            s += v[0] * x[b];
+        }
+    }
+    s
+}
+probe!(
+    element_at_a_literal_index,
+    literal_index,
+    [0.3, -1.2, 0.8, 2.0]
+);
+
+/// The body declares a new `a` after reading `v[a]`: after the loop, `a` is the outer one again.
+#[differentiable]
+fn shadowed_index(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut v = vec![0.0; n];
+    let mut s = 0.0;
+    for a in 0..n {
+        v[a] = x[a].sin();
+        for b in a..n {
+            let t = v[a] * x[b];
+            let a = b + 1;
+            s += t * (a as f64);
+        }
+    }
+    s
+}
+probe!(
+    index_shadowed_after_the_read,
+    shadowed_index,
+    [0.3, -1.2, 0.8, 2.0]
+);
+
+/// The index is a parameter, the element a local `Vec`'s that an outer loop writes.
+#[differentiable]
+fn parameter_index(x: &[f64], k: usize) -> f64 {
+    let n = x.len();
+    let mut v = vec![0.0; n];
+    let mut s = 0.0;
+    for i in 0..n {
+        v[i] = x[i] * x[n - 1 - i];
+        for j in 0..i {
+            s += v[k] * x[j];
+        }
+    }
+    s
+}
+probe!(
+    element_at_a_parameter_index,
+    parameter_index,
+    [0.3, -1.2, 0.8, 2.0],
+    1
+);
+
 /// Kept values of two nested loops, each with its own counter.
 #[differentiable]
 fn nested_groups(x: &[f64]) -> f64 {
