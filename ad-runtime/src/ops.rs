@@ -34,7 +34,8 @@ pub trait Scalar: Copy + Differentiable {
     /// d(a % b) with a constant
     fn rem_r(a: Self, b: Self, db: Self::Tangent) -> Self::Tangent;
     /// The adjoint `g` of `a * b` times `b`, but the identity of `+` (-0) where `g` is zero,
-    /// even if `b` is infinite or NaN: what skipping a zero adjoint gives, without a branch.
+    /// even if `b` is infinite or NaN: what skipping a zero adjoint gives (adding -0 leaves any
+    /// number as it is; a NaN stays a NaN, its payload not promised), without a branch.
     fn mul_l_nz(g: Self::Tangent, b: Self) -> Self::Tangent;
     /// `a` times the adjoint `g` of `a * b`, but -0 where `g` is zero (see `mul_l_nz`).
     fn mul_r_nz(a: Self, g: Self::Tangent) -> Self::Tangent;

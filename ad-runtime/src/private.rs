@@ -23,7 +23,8 @@ pub fn zero<T: crate::Differentiable>(value: &T) -> T::Tangent {
 /// contribution. Any other tangent is held as an `Option`, `None` while zero, since its shape (a
 /// `Vec`'s length) is not known before its first contribution. Either way an adjoint that is
 /// exactly zero when taken is no adjoint: no partial derivative is multiplied by it (an infinite
-/// one, `sqrt` at 0, would make a NaN out of nothing).
+/// one, `sqrt` at 0, would make a NaN out of nothing). A product's pullback takes it with
+/// `take_linear` and makes each partial -0 where it is zero instead (`Scalar::mul_l_nz`).
 pub trait Adjoint: crate::Accumulate + Sized {
     /// What holds the adjoint.
     type Repr;
@@ -34,8 +35,9 @@ pub trait Adjoint: crate::Accumulate + Sized {
     /// Takes the adjoint out, leaving zero; `None` if it is zero.
     fn take(repr: &mut Self::Repr) -> Option<Self>;
     /// Takes the adjoint out, leaving zero, for an instruction that only adds it (or its
-    /// negative) to other adjoints: a zero adds zeros, which change nothing, so `None` only
-    /// where the holder cannot make a zero (an `Option` without a shape).
+    /// negative) to other adjoints, or multiplies it with a guard for zero (`Scalar::mul_l_nz`):
+    /// a zero adds zeros, which change nothing, so `None` only where the holder cannot make a
+    /// zero (an `Option` without a shape).
     #[inline(always)]
     fn take_linear(repr: &mut Self::Repr) -> Option<Self> {
         Self::take(repr)
@@ -145,7 +147,7 @@ pub fn take<T: Adjoint>(slot: &mut Adj<T>) -> Option<T> {
 }
 
 /// Takes an adjoint out, leaving zero, for an instruction that only adds `±` it to other
-/// adjoints (see [`Adjoint::take_linear`]).
+/// adjoints or multiplies it with a guard for zero (see [`Adjoint::take_linear`]).
 #[inline(always)]
 pub fn take_linear<T: Adjoint>(slot: &mut Adj<T>) -> Option<T> {
     T::take_linear(&mut slot.0)
@@ -533,6 +535,37 @@ mod tests {
         }
         // The zeros keep their sign bits.
         assert!(vec_repeat(-0.0f64, 3).iter().all(|z| z.is_sign_negative()));
+        assert!(vec_repeat(-0.0f32, 3).iter().all(|z| z.is_sign_negative()));
+    }
+
+    #[test]
+    fn vec_repeat_unwinds_from_a_panicking_clone() {
+        use std::cell::Cell;
+        use std::rc::Rc;
+        // Clones and drops counted; the third clone panics.
+        struct Fragile(Rc<Cell<(usize, usize)>>);
+        impl Clone for Fragile {
+            fn clone(&self) -> Self {
+                let (clones, drops) = self.0.get();
+                assert!(clones < 2, "the third clone fails");
+                self.0.set((clones + 1, drops));
+                Fragile(self.0.clone())
+            }
+        }
+        impl Drop for Fragile {
+            fn drop(&mut self) {
+                let (clones, drops) = self.0.get();
+                self.0.set((clones, drops + 1));
+            }
+        }
+        let counts = Rc::new(Cell::new((0, 0)));
+        let elem = Fragile(counts.clone());
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| vec_repeat(elem, 5)));
+        assert!(result.is_err());
+        // The element given is dropped once; the two clones written are leaked, never dropped
+        // (no drop of an element not written, none twice).
+        assert_eq!(counts.get(), (2, 1));
+        assert_eq!(Rc::strong_count(&counts), 3);
     }
 
     #[test]

@@ -33,8 +33,9 @@ impl<'a> Reverse<'a> {
         self.take_adjoint(out, body, quote!(take))
     }
 
-    /// Like `with_adjoint`, for a `body` that only adds `±__g` to adjoints: a zero adjoint adds
-    /// zeros there, which change nothing, so a float's adjoint is not tested for zero.
+    /// Like `with_adjoint`, for a `body` that only adds `±__g` to adjoints, or products of it
+    /// guarded for zero (`mul_l_nz`): a zero adjoint adds zeros there, which change nothing, so a
+    /// float's adjoint is not tested for zero.
     pub(super) fn with_adjoint_linear(&self, out: Value, body: TokenStream) -> TokenStream {
         self.take_adjoint(out, body, quote!(take_linear))
     }
