@@ -162,10 +162,15 @@ impl<'a> Reverse<'a> {
                 after.extend(flush(offset, at_offset(ri, offset - 1)));
             }
         }
-        let after = quote! {
-            {
-                let #ri = #krate::__private::offset(#start, 0);
-                #after
+        // Locals are left only where a variable spans two offsets or more.
+        let after = if after.is_empty() {
+            after
+        } else {
+            quote! {
+                {
+                    let #ri = #krate::__private::offset(#start, 0);
+                    #after
+                }
             }
         };
         Some([before, each, after])

@@ -684,12 +684,8 @@ impl Reverse<'_> {
 /// Whether `tokens` name a replayed loop's variable other than `own`: one the forward sweep does
 /// not bind.
 fn names_other_replay(tokens: &TokenStream, own: Option<&str>) -> bool {
-    tokens.clone().into_iter().any(|t| match t {
-        proc_macro2::TokenTree::Ident(i) => {
-            let name = i.to_string();
-            name.starts_with("__ri") && Some(name.as_str()) != own
-        }
-        proc_macro2::TokenTree::Group(g) => names_other_replay(&g.stream(), own),
-        _ => false,
+    any_ident(tokens, &|i| {
+        let name = i.to_string();
+        name.starts_with("__ri") && Some(name.as_str()) != own
     })
 }

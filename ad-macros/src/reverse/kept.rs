@@ -68,11 +68,7 @@ fn slot_ident(l: u32) -> Ident {
 
 /// Whether `tokens` name `ident` anywhere.
 pub(super) fn mentions(tokens: &TokenStream, ident: &Ident) -> bool {
-    tokens.clone().into_iter().any(|t| match t {
-        proc_macro2::TokenTree::Ident(i) => i == *ident,
-        proc_macro2::TokenTree::Group(g) => mentions(&g.stream(), ident),
-        _ => false,
-    })
+    any_ident(tokens, &|i| i == ident)
 }
 
 /// The instruction and those nested in it.

@@ -215,38 +215,47 @@ impl<'a> Reverse<'a> {
                     }
                     Arith::Mul | Arith::Div | Arith::Rem => {
                         let (f0, f1) = (self.field(*out, 0, &r), self.field(*out, 1, &r));
-                        // Times a finite literal, or over a nonzero one: linear in the adjoint.
-                        let linear = match op {
-                            Arith::Mul => {
-                                self.finite.contains_key(&a.0) || self.finite.contains_key(&b.0)
+                        // The partials, and whether a zero adjoint must skip them: a partial
+                        // that may be infinite would make a NaN of it.
+                        let (ca, cb, test_zero) = match op {
+                            // Times a finite literal: a zero adjoint gives zeros.
+                            Arith::Mul
+                                if self.finite.contains_key(&a.0)
+                                    || self.finite.contains_key(&b.0) =>
+                            {
+                                (
+                                    quote!(#s::mul_l(#g, #f1)),
+                                    quote!(#s::mul_r(#f0, #g)),
+                                    false,
+                                )
                             }
-                            Arith::Div => self.finite.get(&b.0) == Some(&true),
-                            _ => false,
-                        };
-                        let (ca, cb) = match op {
-                            Arith::Mul if linear => {
-                                (quote!(#s::mul_l(#g, #f1)), quote!(#s::mul_r(#f0, #g)))
-                            }
-                            // A factor may be infinite: each product is -0 where the adjoint is
-                            // zero, as if it were skipped, with a select instead of a branch
-                            // around the whole pullback (which kept loops such as GMM's
-                            // triangle from scheduling freely).
-                            Arith::Mul => {
-                                (quote!(#s::mul_l_nz(#g, #f1)), quote!(#s::mul_r_nz(#f0, #g)))
-                            }
-                            // record: (b, y)
-                            Arith::Div => {
-                                (quote!(#s::div_l(#g, #f0)), quote!(#s::div_r(#f0, #g, #f1)))
-                            }
+                            // Each partial is -0 where the adjoint is zero, as if it were
+                            // skipped: selects instead of a branch around the whole pullback
+                            // (which kept loops such as GMM's triangle from scheduling freely).
+                            Arith::Mul => (
+                                quote!(#s::mul_l_nz(#g, #f1)),
+                                quote!(#s::mul_r_nz(#f0, #g)),
+                                false,
+                            ),
+                            // record: (b, y); over a nonzero literal, linear in the adjoint.
+                            Arith::Div => (
+                                quote!(#s::div_l(#g, #f0)),
+                                quote!(#s::div_r(#f0, #g, #f1)),
+                                self.finite.get(&b.0) != Some(&true),
+                            ),
                             // record: (a, b)
-                            _ => (quote!(#s::rem_l(#g, #f1)), quote!(#s::rem_r(#f0, #f1, #g))),
+                            _ => (
+                                quote!(#s::rem_l(#g, #f1)),
+                                quote!(#s::rem_r(#f0, #f1, #g)),
+                                true,
+                            ),
                         };
                         let mut body = self.acc(*a, ca);
                         body.extend(self.acc(*b, cb));
-                        let inner = if linear || matches!(op, Arith::Mul) {
-                            self.with_adjoint_linear(*out, body)
-                        } else {
+                        let inner = if test_zero {
                             self.with_adjoint(*out, body)
+                        } else {
+                            self.with_adjoint_linear(*out, body)
                         };
                         if self.keeps(*out) {
                             let pop = self.pop_record(*out);

@@ -274,6 +274,15 @@ pub(super) fn finite_float(tokens: &TokenStream, nonzero: bool) -> Option<f64> {
     (ok(v) && narrow_ok).then_some(v)
 }
 
+/// Whether `tokens` name, anywhere, an identifier for which `pred` holds.
+pub(super) fn any_ident(tokens: &TokenStream, pred: &dyn Fn(&Ident) -> bool) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => pred(&i),
+        proc_macro2::TokenTree::Group(g) => any_ident(&g.stream(), pred),
+        _ => false,
+    })
+}
+
 /// The literal offset of an index written `ri`, `(ri + k)` or `(ri - k)` for an integer literal
 /// `k`: an index that moves with the loop variable `ri`.
 pub(super) fn offset_of(tokens: &TokenStream, ri: &Ident) -> Option<i64> {
