@@ -331,35 +331,51 @@ fn scaling(runs: usize, config: &Config) {
     println!();
 
     println!("### Scaling: GMM, n = 1000\n");
-    let problems: Vec<Box<dyn Problem>> = [(2, 5), (10, 25), (64, 10)]
+    let shapes = [(2, 5), (10, 25), (64, 10)];
+    let problems: Vec<Box<dyn Problem>> = shapes
         .iter()
         .map(|&(d, k)| Box::new(GmmProblem::new(d, k, 1000, false)) as Box<dyn Problem>)
         .collect();
     let mut words = Vec::new();
-    for &(d, k) in &[(2, 5), (10, 25), (64, 10)] {
+    for &(d, k) in &shapes {
         let g = GmmProblem::new(d, k, 1000, false);
         black_box(g.ad_gradient());
         words.push(ad::__private::last_tape_high_water());
     }
     let timed = time_problems(&problems, runs, config);
     println!(
-        "| problem | primal | primal-generic | primal-ad | ad-jvp | ad-grad | ad-grad spread | tape peak (words) |"
+        "| problem | primal | primal-generic | primal-ad | ad-jvp | ad-grad | hand | ad-grad spread | tape peak (words) |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for (t, w) in timed.iter().zip(&words) {
         let r = |m| t.ratio(m).map(fmt_ratio).unwrap_or_else(|| "-".into());
         let mut primal = t.times(Method::Primal).expect("a primal").clone();
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} ({:.1} MiB) |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} ({:.1} MiB) |",
             t.title,
             fmt_ns(median(&mut primal)),
             r(Method::PrimalGeneric),
             r(Method::PrimalAd),
             r(Method::AdJvp),
             r(Method::AdGrad),
+            r(Method::Hand),
             spread(&t.ratios(Method::AdGrad).expect("a primal")),
             w,
             *w as f64 * 8.0 / (1024.0 * 1024.0)
+        );
+    }
+    println!();
+    // K differs between the rows: the time per component, between the last two shapes.
+    let per_component = |row: usize, m| {
+        let mut times = timed[row].times(m).expect("timed").clone();
+        median(&mut times) / shapes[row].1 as f64
+    };
+    let (lo, hi) = (shapes[1].0, shapes[2].0);
+    for m in [Method::Primal, Method::AdGrad, Method::Hand] {
+        let e = (per_component(2, m) / per_component(1, m)).ln() / (hi as f64 / lo as f64).ln();
+        println!(
+            "- measured exponent of `{}` time per component in d: {e:.2} from d = {lo} to d = {hi}",
+            m.key()
         );
     }
     println!();

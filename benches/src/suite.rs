@@ -6,7 +6,7 @@ use crate::peers::{
     AdTraitFn, ad_trait_jacobian, dual_jacobian, dual_jvp, fd_jacobian, fd_jvp, one, relative_error,
 };
 use crate::problems::ba::{Observation, ba_generic, ba_residual, observations};
-use crate::problems::gmm::{Gmm, gmm_objective, gmm_slices};
+use crate::problems::gmm::{Gmm, gmm_gradient, gmm_objective, gmm_slices};
 use crate::problems::mlp::{Mlp, mlp_loss, mlp_slices};
 use crate::problems::rk4::{rk4_generic, rk4_oscillator, rk4_oscillator_inline};
 use crate::problems::rosenbrock::{
@@ -339,6 +339,16 @@ impl GmmProblem {
         flat.extend_from_slice(&gi);
         (v, flat)
     }
+
+    /// The hand-written gradient, concatenated like the parameters.
+    pub fn hand_gradient(&self) -> (f64, Vec<f64>) {
+        let g = &self.g;
+        let mut out = vec![0.0; self.p.len()];
+        let (ga, rest) = out.split_at_mut(g.k);
+        let (gm, gi) = rest.split_at_mut(g.k * g.d);
+        let v = gmm_gradient(&g.alphas, &g.means, &g.icf, &g.x, g.gamma, g.m, ga, gm, gi);
+        (v, out)
+    }
 }
 
 impl Problem for GmmProblem {
@@ -371,6 +381,9 @@ impl Problem for GmmProblem {
             gmm_slices(a, mu, icf, &g.x, g.gamma, g.m).to_bits(),
             "slice primal"
         );
+        let (vh, hand) = self.hand_gradient();
+        assert_close("hand-written value", (v - vh).abs() / v.abs(), 1e-12);
+        assert_close("ad vs hand-written", relative_error(&grad, &hand), 1e-10);
         let (da, dm, di) = self.split(&self.dir);
         let (_, d) = ad::jvp(
             gmm_objective,
@@ -390,7 +403,7 @@ impl Problem for GmmProblem {
             1e-9,
         );
         if !self.peers {
-            return "ad JVP = ad gradient . direction".into();
+            return "ad gradient = hand-written, ad JVP = ad gradient . direction".into();
         }
         let mut buf = Vec::new();
         let [(_, dn)] = dual_jvp(|p| [g.at(p)], &self.p, &self.dir, &mut buf);
@@ -403,7 +416,8 @@ impl Problem for GmmProblem {
         let mut gt = vec![0.0; self.p.len()];
         ad_trait_jacobian(&f, &self.p, &mut gt);
         assert_close("ad_trait gradient", relative_error(&grad, &gt), 1e-9);
-        "ad JVP = num-dual JVP = ad gradient . direction, ad gradient = ad_trait gradient".into()
+        "ad JVP = num-dual JVP = ad gradient . direction, ad gradient = ad_trait gradient = hand-written"
+            .into()
     }
 
     fn cases(&self) -> Vec<(Method, Case<'_>)> {
@@ -473,6 +487,25 @@ impl Problem for GmmProblem {
                     ));
                 }),
             ),
+            (Method::Hand, {
+                let mut out = vec![0.0; p.len()];
+                Case::new("hand", move || {
+                    let (ga, rest) = out.split_at_mut(g.k);
+                    let (gm, gi) = rest.split_at_mut(g.k * g.d);
+                    black_box(gmm_gradient(
+                        black_box(&g.alphas),
+                        black_box(&g.means),
+                        black_box(&g.icf),
+                        &g.x,
+                        g.gamma,
+                        g.m,
+                        ga,
+                        gm,
+                        gi,
+                    ));
+                    black_box(&out);
+                })
+            }),
         ];
         if !self.peers {
             return cases;

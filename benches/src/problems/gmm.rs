@@ -177,6 +177,157 @@ pub fn gmm_slices(
     slse - (n as f64) * lse_alphas + prior
 }
 
+/// The hand-written gradient of [`gmm_slices`] with respect to `alphas`, `means` and `icf`
+/// (the data `x`, `gamma` and `m` constant, as the peers take them), into `g_alphas`,
+/// `g_means` and `g_icf`; returns the value.
+///
+/// Written as a numerical programmer would: per point, the forward pass keeps each component's
+/// `xc` and `qxc` (K d values), then the backward pass runs through the components with the
+/// softmax weights of the log-sum-exp. Sums run in program order, as `ad`'s reverse sweep runs
+/// them: in particular the adjoint of `xc[a]` in the triangular product is a dot product that
+/// strict floating-point order keeps serial.
+#[allow(clippy::too_many_arguments)]
+pub fn gmm_gradient(
+    alphas: &[f64],
+    means: &[f64],
+    icf: &[f64],
+    x: &[f64],
+    gamma: f64,
+    m: f64,
+    g_alphas: &mut [f64],
+    g_means: &mut [f64],
+    g_icf: &mut [f64],
+) -> f64 {
+    let k = alphas.len();
+    let d = means.len() / k;
+    let n = x.len() / d;
+    let icf_sz = d * (d + 1) / 2;
+    g_alphas.fill(0.0);
+    g_means.fill(0.0);
+    g_icf.fill(0.0);
+    let mut sum_qs = vec![0.0; k];
+    let mut qdiags = vec![0.0; k * d];
+    for c in 0..k {
+        let mut s = 0.0;
+        for j in 0..d {
+            let q = icf[c * icf_sz + j];
+            s += q;
+            qdiags[c * d + j] = q.exp();
+        }
+        sum_qs[c] = s;
+    }
+    let mut xcs = vec![0.0; k * d];
+    let mut qxcs = vec![0.0; k * d];
+    let mut main_term = vec![0.0; k];
+    let mut qbar = vec![0.0; d];
+    let mut xcbar = vec![0.0; d];
+    // The adjoint of `sum_qs[c]`: added to each of component c's q at the end.
+    let mut sum_qs_bar = vec![0.0; k];
+    let mut slse = 0.0;
+    for i in 0..n {
+        let xi = &x[i * d..(i + 1) * d];
+        for c in 0..k {
+            let xc = &mut xcs[c * d..(c + 1) * d];
+            let qxc = &mut qxcs[c * d..(c + 1) * d];
+            let qd = &qdiags[c * d..(c + 1) * d];
+            let mu = &means[c * d..(c + 1) * d];
+            for j in 0..d {
+                xc[j] = xi[j] - mu[j];
+                qxc[j] = qd[j] * xc[j];
+            }
+            let l = &icf[c * icf_sz + d..(c + 1) * icf_sz];
+            let mut idx = 0;
+            for a in 0..d {
+                for b in a + 1..d {
+                    qxc[b] += l[idx] * xc[a];
+                    idx += 1;
+                }
+            }
+            let mut sq = 0.0;
+            for j in 0..d {
+                sq += qxc[j] * qxc[j];
+            }
+            main_term[c] = alphas[c] + sum_qs[c] - 0.5 * sq;
+        }
+        let mut mx = main_term[0];
+        for c in 1..k {
+            mx = mx.max(main_term[c]);
+        }
+        let mut se = 0.0;
+        for c in 0..k {
+            se += (main_term[c] - mx).exp();
+        }
+        let lse = mx + se.ln();
+        slse += lse;
+        for c in 0..k {
+            // d lse / d main_term[c], the softmax weight.
+            let w = (main_term[c] - lse).exp();
+            g_alphas[c] += w;
+            sum_qs_bar[c] += w;
+            let xc = &xcs[c * d..(c + 1) * d];
+            let qxc = &qxcs[c * d..(c + 1) * d];
+            let qd = &qdiags[c * d..(c + 1) * d];
+            // main_term = ... - 0.5 sum qxc^2, so qxc's adjoint is -w qxc.
+            for j in 0..d {
+                qbar[j] = -w * qxc[j];
+            }
+            let gq = &mut g_icf[c * icf_sz..c * icf_sz + d];
+            for j in 0..d {
+                // qxc[j] = exp(q[j]) xc[j] + ...: d/dq[j] = exp(q[j]) xc[j].
+                gq[j] += qbar[j] * qd[j] * xc[j];
+                xcbar[j] = qbar[j] * qd[j];
+            }
+            let l = &icf[c * icf_sz + d..(c + 1) * icf_sz];
+            let gl = &mut g_icf[c * icf_sz + d..(c + 1) * icf_sz];
+            let mut idx = 0;
+            for a in 0..d {
+                let xa = xc[a];
+                let mut s = 0.0;
+                for b in a + 1..d {
+                    gl[idx] += qbar[b] * xa;
+                    s += qbar[b] * l[idx];
+                    idx += 1;
+                }
+                xcbar[a] += s;
+            }
+            let gm = &mut g_means[c * d..(c + 1) * d];
+            for j in 0..d {
+                gm[j] -= xcbar[j];
+            }
+        }
+    }
+    let mut amx = alphas[0];
+    for c in 1..k {
+        amx = amx.max(alphas[c]);
+    }
+    let mut ase = 0.0;
+    for c in 0..k {
+        ase += (alphas[c] - amx).exp();
+    }
+    let lse_alphas = amx + ase.ln();
+    #[allow(clippy::cast_precision_loss)]
+    let nf = n as f64;
+    let mut prior = 0.0;
+    let gg = gamma * gamma;
+    for c in 0..k {
+        g_alphas[c] -= nf * (alphas[c] - lse_alphas).exp();
+        let mut fro = 0.0;
+        for j in 0..d {
+            let qd = qdiags[c * d + j];
+            fro += qd * qd;
+            // 0.5 gamma^2 exp(q)^2 - m q, and q's share of sum_qs.
+            g_icf[c * icf_sz + j] += gg * qd * qd - m + sum_qs_bar[c];
+        }
+        for j in d..icf_sz {
+            let l = icf[c * icf_sz + j];
+            fro += l * l;
+            g_icf[c * icf_sz + j] += gg * l;
+        }
+        prior += 0.5 * gg * fro - m * sum_qs[c];
+    }
+    slse - nf * lse_alphas + prior
+}
+
 /// The same objective over any scalar, with the data `x` and `gamma`, `m` as constants: the
 /// primal baseline at `T = f64`, and the peers' versions. The scratch buffers are allocated
 /// per call, as in the `ad` version.
