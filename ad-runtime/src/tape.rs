@@ -36,10 +36,15 @@ impl Tape {
         Tape::default()
     }
 
-    /// Pushes a value.
+    /// Pushes a value. One of a fixed number of words, at most `GATHER`, is gathered first
+    /// and goes on in one piece: one capacity test and one length update for the value, not
+    /// one per word.
     #[inline(always)]
     pub fn push<T: Tapeable>(&mut self, value: T) {
-        value.push_to(self);
+        match T::WORDS {
+            Some(words) if words <= GATHER => self.words.extend_from_slice(gather(value).words()),
+            _ => value.push_to(self),
+        }
     }
 
     /// Makes room for `words` more words, for a loop whose pushes are then made with
@@ -50,26 +55,50 @@ impl Tape {
     }
 
     /// Pushes `value` into room [`reserve`](Self::reserve) made, if its type takes a fixed
-    /// number of words (counted in the room); otherwise as [`push`](Self::push) does.
+    /// number of words (counted in the room), gathered as [`push`](Self::push) gathers them, with
+    /// one test for room that ends in a panic, never in an allocation (see `Reserved`);
+    /// otherwise as [`push`](Self::push) does.
     #[inline(always)]
     pub fn push_reserved<T: Tapeable>(&mut self, value: T) {
-        if T::WORDS.is_some() {
-            value.push_to(&mut Reserved(self));
-        } else {
-            value.push_to(self);
+        match T::WORDS {
+            Some(words) if words <= GATHER => {
+                if self.words.capacity() - self.words.len() < words {
+                    no_room();
+                }
+                self.words.extend_from_slice(gather(value).words());
+            }
+            Some(_) => value.push_to(&mut Reserved(self)),
+            None => value.push_to(self),
         }
     }
 
-    /// Pops the value pushed last; its type must be the one pushed.
+    /// Pops the value pushed last; its type must be the one pushed. A value of a fixed number
+    /// of words, at most `GATHER`, comes off in one piece: one length test and one length
+    /// update for the value.
     #[inline(always)]
     pub fn pop<T: Tapeable>(&mut self) -> T {
-        T::pop_from(self)
+        match T::WORDS {
+            Some(words) if words <= GATHER => {
+                let start = self
+                    .words
+                    .len()
+                    .checked_sub(words)
+                    .unwrap_or_else(|| popped_too_much());
+                let value = T::pop_from(&mut Scatter {
+                    words: &self.words[start..],
+                    len: words,
+                });
+                self.words.truncate(start);
+                value
+            }
+            _ => T::pop_from(self),
+        }
     }
 
     /// Pops a value of the type that `like` would hold: generated code names a type this way.
     #[inline(always)]
     pub fn pop_like<T: Tapeable>(&mut self, _like: &Option<T>) -> T {
-        T::pop_from(self)
+        self.pop()
     }
 
     #[inline(always)]
@@ -93,9 +122,7 @@ impl Tape {
 
     #[inline(always)]
     fn pop_word(&mut self) -> u64 {
-        self.words
-            .pop()
-            .expect("ad: the reverse sweep popped more than its forward sweep pushed")
+        self.words.pop().unwrap_or_else(|| popped_too_much())
     }
 
     /// Whether the tape is empty.
@@ -123,6 +150,71 @@ impl Sink for Tape {
     }
 }
 
+/// Where [`Tapeable::pop_from`] reads a value's words, last word first: the tape itself, or
+/// the words of one value taken off it in one piece.
+pub trait Source {
+    /// Reads the last word not yet read.
+    fn word(&mut self) -> u64;
+}
+
+impl Source for Tape {
+    #[inline(always)]
+    fn word(&mut self) -> u64 {
+        self.pop_word()
+    }
+}
+
+/// The most words a value may take to be gathered before it goes on the tape ([`Tape::push`])
+/// and to come off in one piece ([`Tape::pop`]): a generated record is a few operands.
+pub const GATHER: usize = 16;
+
+/// A value's words, gathered on the stack before they go on the tape.
+struct Gather {
+    words: [u64; GATHER],
+    len: usize,
+}
+
+impl Gather {
+    /// The words gathered.
+    #[inline(always)]
+    fn words(&self) -> &[u64] {
+        &self.words[..self.len]
+    }
+}
+
+/// The words of `value`, which takes at most `GATHER`.
+#[inline(always)]
+fn gather<T: Tapeable>(value: T) -> Gather {
+    let mut gathered = Gather {
+        words: [0; GATHER],
+        len: 0,
+    };
+    value.push_to(&mut gathered);
+    gathered
+}
+
+impl Sink for Gather {
+    #[inline(always)]
+    fn word(&mut self, word: u64) {
+        self.words[self.len] = word;
+        self.len += 1;
+    }
+}
+
+/// The words of one value, as they lie at the top of the tape, read last first.
+struct Scatter<'a> {
+    words: &'a [u64],
+    len: usize,
+}
+
+impl Source for Scatter<'_> {
+    #[inline(always)]
+    fn word(&mut self) -> u64 {
+        self.len -= 1;
+        self.words[self.len]
+    }
+}
+
 /// The tape, for words that [`Tape::reserve`] made room for.
 struct Reserved<'a>(&'a mut Tape);
 
@@ -142,6 +234,12 @@ impl Sink for Reserved<'_> {
 
 #[cold]
 #[inline(never)]
+fn popped_too_much() -> ! {
+    panic!("ad: the reverse sweep popped more than its forward sweep pushed")
+}
+
+#[cold]
+#[inline(never)]
 fn no_room() -> ! {
     unreachable!("ad: a loop pushed more words than it made room for")
 }
@@ -153,7 +251,7 @@ pub trait Tapeable: Sized {
     /// Pushes the value.
     fn push_to<S: Sink>(self, tape: &mut S);
     /// Pops a value pushed with `push_to`.
-    fn pop_from(tape: &mut Tape) -> Self;
+    fn pop_from<S: Source>(tape: &mut S) -> Self;
 }
 
 macro_rules! word_tapeable {
@@ -166,8 +264,8 @@ macro_rules! word_tapeable {
             }
             #[inline(always)]
             #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap, clippy::cast_sign_loss)]
-            fn pop_from(tape: &mut Tape) -> Self {
-                tape.pop_word() as $t
+            fn pop_from<S: Source>(tape: &mut S) -> Self {
+                tape.word() as $t
             }
         }
     )*};
@@ -185,9 +283,9 @@ macro_rules! wide_tapeable {
                 tape.word((bits >> 64) as u64);
             }
             #[inline(always)]
-            fn pop_from(tape: &mut Tape) -> Self {
-                let high = u128::from(tape.pop_word());
-                let low = u128::from(tape.pop_word());
+            fn pop_from<S: Source>(tape: &mut S) -> Self {
+                let high = u128::from(tape.word());
+                let low = u128::from(tape.word());
                 ((high << 64) | low) as $t
             }
         }
@@ -202,8 +300,8 @@ impl Tapeable for f64 {
         tape.word(self.to_bits());
     }
     #[inline(always)]
-    fn pop_from(tape: &mut Tape) -> Self {
-        f64::from_bits(tape.pop_word())
+    fn pop_from<S: Source>(tape: &mut S) -> Self {
+        f64::from_bits(tape.word())
     }
 }
 
@@ -215,8 +313,8 @@ impl Tapeable for f32 {
     }
     #[inline(always)]
     #[allow(clippy::cast_possible_truncation)]
-    fn pop_from(tape: &mut Tape) -> Self {
-        f32::from_bits(tape.pop_word() as u32)
+    fn pop_from<S: Source>(tape: &mut S) -> Self {
+        f32::from_bits(tape.word() as u32)
     }
 }
 
@@ -227,8 +325,8 @@ impl Tapeable for bool {
         tape.word(u64::from(self));
     }
     #[inline(always)]
-    fn pop_from(tape: &mut Tape) -> Self {
-        tape.pop_word() != 0
+    fn pop_from<S: Source>(tape: &mut S) -> Self {
+        tape.word() != 0
     }
 }
 
@@ -240,8 +338,8 @@ impl Tapeable for char {
     }
     #[inline(always)]
     #[allow(clippy::cast_possible_truncation)]
-    fn pop_from(tape: &mut Tape) -> Self {
-        char::from_u32(tape.pop_word() as u32).expect("ad: a char on the tape")
+    fn pop_from<S: Source>(tape: &mut S) -> Self {
+        char::from_u32(tape.word() as u32).expect("ad: a char on the tape")
     }
 }
 
@@ -250,7 +348,7 @@ impl Tapeable for NoTangent {
     #[inline(always)]
     fn push_to<S: Sink>(self, _: &mut S) {}
     #[inline(always)]
-    fn pop_from(_: &mut Tape) -> Self {
+    fn pop_from<S: Source>(_: &mut S) -> Self {
         NoTangent
     }
 }
@@ -260,7 +358,7 @@ impl Tapeable for () {
     #[inline(always)]
     fn push_to<S: Sink>(self, _: &mut S) {}
     #[inline(always)]
-    fn pop_from(_: &mut Tape) -> Self {}
+    fn pop_from<S: Source>(_: &mut S) -> Self {}
 }
 
 macro_rules! tuple_tapeable {
@@ -280,7 +378,7 @@ macro_rules! tuple_tapeable {
                 $($v.push_to(tape);)+
             }
             #[inline(always)]
-            fn pop_from(tape: &mut Tape) -> Self {
+            fn pop_from<S: Source>(tape: &mut S) -> Self {
                 // Popped in the opposite order of the pushes.
                 $(let $r = $R::pop_from(tape);)+
                 ($($v,)+)
@@ -312,7 +410,7 @@ impl<T: Tapeable, const N: usize> Tapeable for [T; N] {
         }
     }
     #[inline]
-    fn pop_from(tape: &mut Tape) -> Self {
+    fn pop_from<S: Source>(tape: &mut S) -> Self {
         // The last element comes off first.
         let mut popped: [T; N] = core::array::from_fn(|_| T::pop_from(tape));
         popped.reverse();
@@ -333,8 +431,8 @@ impl<T: Tapeable> Tapeable for Vec<T> {
     }
     #[inline]
     #[allow(clippy::cast_possible_truncation)]
-    fn pop_from(tape: &mut Tape) -> Self {
-        let len = tape.pop_word() as usize;
+    fn pop_from<S: Source>(tape: &mut S) -> Self {
+        let len = tape.word() as usize;
         let mut v: Vec<T> = (0..len).map(|_| T::pop_from(tape)).collect();
         v.reverse();
         v
@@ -357,6 +455,33 @@ mod tests {
         assert_eq!(tape.pop::<(i32, f32, bool)>(), (-3, 0.25, true));
         assert_eq!(tape.pop::<f64>(), 1.5);
         assert!(tape.is_empty());
+    }
+
+    #[test]
+    fn values_on_either_side_of_the_gathered_size_come_back_whole() {
+        let mut tape = Tape::new();
+        let long: [f64; GATHER + 3] = core::array::from_fn(|k| k as f64 - 0.5);
+        let widest = [(-1_i64, 2.5_f32); GATHER / 2]; // exactly GATHER words
+        tape.push(7_u8);
+        tape.push(long);
+        tape.push((1.0_f64, vec![2.0_f64, 3.0]));
+        tape.push(widest);
+        tape.push(NoTangent);
+        assert_eq!(tape.words.len(), 1 + (GATHER + 3) + 4 + GATHER);
+        assert_eq!(tape.pop::<NoTangent>(), NoTangent);
+        assert_eq!(tape.pop::<[(i64, f32); GATHER / 2]>(), widest);
+        assert_eq!(tape.pop::<(f64, Vec<f64>)>(), (1.0, vec![2.0, 3.0]));
+        assert_eq!(tape.pop::<[f64; GATHER + 3]>(), long);
+        assert_eq!(tape.pop::<u8>(), 7);
+        assert!(tape.is_empty());
+    }
+
+    #[test]
+    #[should_panic(expected = "popped more than its forward sweep pushed")]
+    fn popping_a_value_longer_than_the_tape_panics() {
+        let mut tape = Tape::new();
+        tape.push(1.0_f64);
+        let _: (f64, f64) = tape.pop();
     }
 
     /// Pushes `value` both ways; checks its word count against `WORDS` and that both ways write
