@@ -235,6 +235,8 @@ tuple_no_derivative! {
 /// ```
 /// use ad::Accumulate;
 /// assert_eq!((1.5_f64, ad::NoTangent).accumulate((2.0, ad::NoTangent)), (3.5, ad::NoTangent));
+/// assert_eq!([1.0, -2.0, 0.25].accumulate([0.5, 2.0, 0.0]), [1.5, 0.0, 0.25]);
+/// assert_eq!([vec![1.0], vec![]].accumulate([vec![2.0, 3.0], vec![4.0]]), [vec![3.0, 3.0], vec![4.0]]);
 /// ```
 pub trait Accumulate {
     /// The sum of two adjoints.
@@ -296,12 +298,15 @@ tuple_accumulate! {
 }
 
 impl<T: Accumulate, const N: usize> Accumulate for [T; N] {
+    /// Element by element. Built with `array::from_fn`, which the compiler inlines; `map` with
+    /// a second iterator left a call per sum (an argument's adjoint is summed at the end of
+    /// every reverse sweep).
     #[inline]
     fn accumulate(self, other: Self) -> Self {
-        let mut other = other.into_iter();
-        self.map(|a| match other.next() {
-            Some(b) => a.accumulate(b),
-            None => a,
+        let mut pairs = self.into_iter().zip(other);
+        core::array::from_fn(|_| match pairs.next() {
+            Some((a, b)) => a.accumulate(b),
+            None => unreachable!("two arrays of one length"),
         })
     }
     #[inline]
