@@ -57,20 +57,13 @@ impl Tape {
     }
 
     /// Pushes `value` into room [`reserve`](Self::reserve) made, if its type takes a fixed
-    /// number of words (counted in the room), gathered as [`push`](Self::push) gathers them, with
-    /// one test for room that ends in a panic, never in an allocation (see `Reserved`);
-    /// otherwise as [`push`](Self::push) does.
+    /// number of words (counted in the room); otherwise as [`push`](Self::push) does.
     #[inline(always)]
     pub fn push_reserved<T: Tapeable>(&mut self, value: T) {
-        match T::WORDS {
-            Some(words) if words <= GATHER => {
-                if self.words.capacity() - self.words.len() < words {
-                    no_room();
-                }
-                self.words.extend(gather(value).words().iter().copied());
-            }
-            Some(_) => value.push_to(&mut Reserved(self)),
-            None => value.push_to(self),
+        if T::WORDS.is_some() {
+            value.push_to(&mut Reserved(self));
+        } else {
+            value.push_to(self);
         }
     }
 
@@ -140,10 +133,11 @@ impl Sink for Tape {
 /// The most words a value may take to be gathered before it goes on the tape
 /// ([`Tape::push`]): a generated record is a few operands.
 ///
-/// Values are popped word by word. Taking a record off in one piece as well was measured and
-/// not kept: it sped up a pullback's reverse sweep by about 8% but slowed each call between
-/// differentiable functions in reverse mode by about 2 ns (the dispatch benchmark's tiny
-/// callee, 7 ns to 10 ns a call).
+/// Measured and not kept: taking a record off in one piece as well (it sped up a pullback's
+/// reverse sweep by about 8% but slowed each call between differentiable functions in reverse
+/// mode by about 2 ns: the dispatch benchmark's tiny callee, 7 ns to 10 ns a call), and
+/// gathering the records of a loop that made room on the tape ([`Tape::push_reserved`], whose
+/// test per word ends in a panic, not in a call: GMM's gradient was 2% to 8% slower).
 pub const GATHER: usize = 16;
 
 /// A value's words, gathered on the stack before they go on the tape.
