@@ -298,9 +298,9 @@ tuple_accumulate! {
 }
 
 impl<T: Accumulate, const N: usize> Accumulate for [T; N] {
-    /// Element by element. Built with `array::from_fn`, which the compiler inlines; `map` with
-    /// a second iterator left a call per sum (an argument's adjoint is summed at the end of
-    /// every reverse sweep).
+    /// Element by element, built with `array::from_fn`, which the compiler inlines: `map` with
+    /// a second iterator left a call of `try_map` in every sum of two arrays, and an argument's
+    /// adjoint is summed onto its zero at the end of every reverse sweep.
     #[inline]
     fn accumulate(self, other: Self) -> Self {
         let mut pairs = self.into_iter().zip(other);
