@@ -116,8 +116,9 @@ impl Tape {
     }
 }
 
-/// Where [`Tapeable::push_to`] writes a value's words: the tape itself, or room made on it
-/// beforehand ([`Tape::push_reserved`]).
+/// Where [`Tapeable::push_to`] writes a value's words: the tape itself, room made on it
+/// beforehand ([`Tape::push_reserved`]), or a record gathered on the stack before it goes on in
+/// one piece ([`Tape::push`]).
 pub trait Sink {
     /// Writes one word.
     fn word(&mut self, word: u64);
