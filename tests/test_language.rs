@@ -88,6 +88,26 @@ fn pending_read(x: f64) -> f64 {
     }
 }
 
+/// Reads used after their variable is written (the left operands of `*`, pending while the
+/// block assigns), beside reads used at once: in reverse mode only the latter add straight to
+/// their variable's adjoint.
+#[differentiable]
+fn read_used_after_write(x: f64) -> f64 {
+    let mut y = x * x;
+    let z = y * {
+        y = y * 3.0 + x;
+        y
+    };
+    let mut s = x;
+    for _ in 0..3 {
+        s = s * {
+            s = s + x;
+            s
+        };
+    }
+    z + s + y * x
+}
+
 /// The value of an `if` that one branch leaves by `return`.
 #[differentiable]
 fn if_value_with_return(x: f64) -> f64 {
@@ -198,6 +218,18 @@ fn reads_pending_across_assignments() {
         let (y, dy) = ad::jvp(pending_read, (x,), (1.0,));
         assert_eq!(y, pending_read(x));
         assert!(close(dy, fd(pending_read, x), 1e-8), "x = {x}");
+    }
+}
+
+#[test]
+fn reads_used_after_a_write_in_both_modes() {
+    for x in [-0.7, 0.3, 1.1] {
+        let fd = fd(read_used_after_write, x);
+        let (_, dy) = ad::jvp(read_used_after_write, (x,), (1.0,));
+        let (y, (g,)) = ad::value_and_grad(read_used_after_write, (x,));
+        assert_eq!(y, read_used_after_write(x));
+        assert!(close(dy, fd, 1e-8), "forward, x = {x}: {dy} against {fd}");
+        assert!(close(g, fd, 1e-8), "reverse, x = {x}: {g} against {fd}");
     }
 }
 

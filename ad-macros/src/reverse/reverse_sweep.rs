@@ -17,14 +17,26 @@ impl<'a> Reverse<'a> {
         out
     }
 
+    /// The adjoint that what is added to `target`'s goes to, if it carries one: its own, or
+    /// for a direct read (see `direct`) its variable's.
+    pub(super) fn slot(&self, target: Value) -> Option<Ident> {
+        if !self.contributed.contains(&target.0) {
+            return None;
+        }
+        match self.direct.get(&target.0) {
+            Some(var) => self.var_contributed.contains(&var.0).then(|| x_ident(*var)),
+            None => Some(b_ident(target)),
+        }
+    }
+
     /// Adds `value` to the adjoint of `target` if it carries one.
     pub(super) fn acc(&self, target: Value, value: TokenStream) -> TokenStream {
-        if self.contributed.contains(&target.0) {
-            let krate = self.krate;
-            let b = b_ident(target);
-            quote!(#krate::__private::acc(&mut #b, #value);)
-        } else {
-            TokenStream::new()
+        match self.slot(target) {
+            Some(b) => {
+                let krate = self.krate;
+                quote!(#krate::__private::acc(&mut #b, #value);)
+            }
+            None => TokenStream::new(),
         }
     }
 
@@ -84,7 +96,7 @@ impl<'a> Reverse<'a> {
             | Inst::Verbatim { .. }
             | Inst::Let { init: None, .. } => return TokenStream::new(),
             Inst::Read { out, var, .. } => {
-                if !self.var_contributed.contains(&var.0) {
+                if !self.var_contributed.contains(&var.0) || self.direct.contains_key(&out.0) {
                     return TokenStream::new();
                 }
                 let x = x_ident(*var);
@@ -180,18 +192,16 @@ impl<'a> Reverse<'a> {
             Inst::Array { out, elems, .. } => {
                 let mut body = TokenStream::new();
                 for (i, e) in elems.iter().enumerate() {
-                    if self.contributed.contains(&e.0) {
-                        let b = b_ident(*e);
+                    if let Some(b) = self.slot(*e) {
                         body.extend(quote!(#krate::__private::acc_elem(&mut #b, &#g, #i);));
                     }
                 }
                 self.with_adjoint(*out, body)
             }
             Inst::Repeat { out, elem, .. } => {
-                if !self.contributed.contains(&elem.0) {
+                let Some(b) = self.slot(*elem) else {
                     return TokenStream::new();
-                }
-                let b = b_ident(*elem);
+                };
                 self.with_adjoint(*out, quote!(#krate::__private::acc_total(&mut #b, &#g);))
             }
             Inst::Neg { out, a } => {
