@@ -131,6 +131,28 @@ fn mixed(x: f64) -> f64 {
     s as f64 + x
 }
 
+/// A float type the macro cannot read (an alias), literals that take their type from what they
+/// meet, casts both ways, an `if` whose branches differ in what is known of them, and elements of
+/// a `Vec<f32>`: the reverse sweep declares with a type only the adjoints whose type the source
+/// settles, and these must still compile and agree with a finite difference.
+type Real = f32;
+
+#[differentiable]
+fn read_types(x: Real, w: Vec<f32>, k: f64) -> f64 {
+    let mut acc = 0.0;
+    acc += x * w[0];
+    let half = 0.5;
+    let y = if x > 0.0 {
+        acc * half
+    } else {
+        (x as f64 * k) as f32
+    };
+    let z = (y as f64).exp() - 1.0;
+    let mut t: f64 = z * z;
+    t += w[1] as f64 * k;
+    t.sqrt() + z
+}
+
 /// Conditions may call functions and combine comparisons; they have no derivative.
 #[differentiable]
 fn conditions(x: f64, y: f64) -> f64 {
@@ -237,6 +259,36 @@ fn reads_used_after_a_write_in_both_modes() {
 fn if_value_with_a_returning_branch() {
     assert_eq!(ad::jvp(if_value_with_return, (6.0,), (1.0,)), (0.0, 0.0));
     assert_eq!(ad::jvp(if_value_with_return, (2.0,), (1.0,)), (8.0, 12.0));
+}
+
+#[test]
+fn adjoint_types_read_from_the_source() {
+    // Every path passes through f32 (eps 6e-8): with h = 1e-3 the rounding error of a central
+    // difference is about eps |f| / h ~ 1e-4 relative and its truncation error h^2 ~ 1e-6, so
+    // 1e-2 is a safe bound.
+    for x in [-0.4_f32, 0.3, 0.9] {
+        let w = vec![1.5_f32, 0.25];
+        let k = 1.25;
+        let (_, (gx, gw, gk)) = ad::value_and_grad(read_types, (x, w.clone(), k));
+        let (_, tx) = ad::jvp(read_types, (x, w.clone(), k), (1.0, vec![0.0, 0.0], 0.0));
+        let h = 1e-3_f32;
+        let fx =
+            (read_types(x + h, w.clone(), k) - read_types(x - h, w.clone(), k)) / (2.0 * h as f64);
+        let fk = (read_types(x, w.clone(), k + 1e-3) - read_types(x, w.clone(), k - 1e-3)) / 2e-3;
+        let mut w1 = w.clone();
+        w1[1] += h;
+        let mut w2 = w.clone();
+        w2[1] -= h;
+        let fw1 = (read_types(x, w1, k) - read_types(x, w2, k)) / (2.0 * h as f64);
+        assert!(close(f64::from(gx), fx, 1e-2), "x = {x}: {gx} against {fx}");
+        assert!(close(tx, fx, 1e-2), "forward, x = {x}: {tx} against {fx}");
+        assert!(close(gk, fk, 1e-2), "k, x = {x}: {gk} against {fk}");
+        assert!(
+            close(f64::from(gw[1]), fw1, 1e-2),
+            "w[1], x = {x}: {} against {fw1}",
+            gw[1]
+        );
+    }
 }
 
 #[test]

@@ -166,7 +166,7 @@ pub fn slice_reads(func: &crate::ir::Func) -> HashMap<u32, (Var, bool)> {
 }
 
 /// Types a parameter or result of a differentiable function may have in this version.
-fn supported_value_type(ty: &Type) -> bool {
+pub(crate) fn supported_value_type(ty: &Type) -> bool {
     match ty {
         Type::Tuple(t) => t.elems.iter().all(supported_value_type),
         Type::Paren(p) => supported_value_type(&p.elem),

@@ -11,8 +11,9 @@
 //! Both sweeps live in one function so that rustc infers every type once: a record pushed in the
 //! forward sweep is also stored in a local slot (`Option<T>`, dead at run time), and the reverse
 //! sweep pops "a value of the slot's type". Adjoints are held in `Adj<T>` (a float as itself,
-//! other tangents as `Option`s, `None` while zero), whose `T` rustc infers from the values added,
-//! so none of them needs a type the macro cannot write.
+//! other tangents as `Option`s, `None` while zero). Where the source tells `T` (a declared type,
+//! float arithmetic, see `types.rs`) the adjoint is declared with it; elsewhere rustc infers it
+//! from the values added, so none of them needs a type the macro cannot write.
 //!
 //! Each abrupt exit (`return`, `break`, `continue`) has an id. An exit records what the
 //! constructs it leaves record when they complete (the decisions of its `if`s, how the loop
@@ -39,6 +40,7 @@ mod plan;
 mod replay;
 mod reverse_sweep;
 mod shared;
+mod types;
 
 use shared::*;
 
@@ -165,6 +167,8 @@ pub struct Reverse<'a> {
     /// the read and its use nothing takes the variable's adjoint, and sums commute, so this is
     /// the same derivative with one adjoint fewer to declare, take and add.
     direct: HashMap<u32, Var>,
+    /// The adjoint types the source tells (see `types.rs`).
+    known: types::Known,
 }
 
 /// A record counted in the room a loop makes on the tape: its slot, and for a record of an inner
@@ -227,6 +231,7 @@ impl<'a> Reverse<'a> {
             carried: HashMap::new(),
             carried_reads: HashMap::new(),
             direct: HashMap::new(),
+            known: types::Known::new(func),
         };
         r.scan(&func.body);
         // Which adjoints receive something is a backward flow from the result and the returns:
@@ -784,7 +789,8 @@ impl<'a> Reverse<'a> {
         values.sort_unstable();
         for v in values {
             let b = b_ident(Value(v));
-            decls.push(quote!(let mut #b = #krate::__private::Adj::default();));
+            let ty = self.known.value_adjoint(Value(v)).map(|t| quote!(::<#t>));
+            decls.push(quote!(let mut #b = #krate::__private::Adj #ty::default();));
         }
         let mut vars: Vec<u32> = self.var_contributed.iter().copied().collect();
         vars.sort_unstable();
@@ -793,7 +799,11 @@ impl<'a> Reverse<'a> {
                 continue;
             }
             let x = x_ident(Var(v));
-            decls.push(quote!(let mut #x = #krate::__private::Adj::default();));
+            let ty = self
+                .known
+                .var_adjoint(func, Var(v), krate)
+                .map(|t| quote!(::<#t>));
+            decls.push(quote!(let mut #x = #krate::__private::Adj #ty::default();));
         }
         let exit = hyg("__exit");
         let live = hyg("__live");
