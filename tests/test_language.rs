@@ -101,7 +101,7 @@ fn read_used_after_write(x: f64) -> f64 {
     let mut s = x;
     for _ in 0..3 {
         s = s * {
-            s = s + x;
+            s += x;
             s
         };
     }
