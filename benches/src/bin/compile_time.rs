@@ -4,10 +4,13 @@
 //! loops, `Vec` and array arguments, calls, `while`, tuple results, float methods), each under
 //! `#[cfg_attr(feature = "ad", ad::differentiable)]`, and times `cargo check`, `cargo build`
 //! and `cargo build --release` of that crate alone (its dependencies built beforehand), with
-//! and without the feature, touching its source before each build.
+//! and without the feature, touching its source before each build. Incremental compilation is
+//! off: with it, a build after a touch that changed nothing reuses the type check and borrow
+//! check of the whole crate and only runs the macro again, which is not what building the crate
+//! costs.
 //!
 //! ```text
-//! cargo run --release --manifest-path benches/Cargo.toml --bin compile_time [-- --repeat 5]
+//! cargo run --release --manifest-path benches/Cargo.toml --bin compile_time [-- --repeat 5] [--optimized-macros]
 //! ```
 //!
 //! The crate is written to `benches/target/compile-time/`; the table goes to standard output.
@@ -117,7 +120,15 @@ pub fn mix{k}(x: f64, y: f64) -> f64 {{
     s
 }
 
-fn manifest(repo: &Path) -> String {
+/// The probe's manifest; with `optimized_macros`, the macro and what it runs on (syn, quote,
+/// proc-macro2) are built optimised, as a user's workspace can ask for (Cargo builds proc
+/// macros without optimisation by default).
+fn manifest(repo: &Path, optimized_macros: bool) -> String {
+    let profiles = if optimized_macros {
+        "\n[profile.dev.build-override]\nopt-level = 3\n\n[profile.release.build-override]\nopt-level = 3\n"
+    } else {
+        ""
+    };
     format!(
         r#"[package]
 name = "ad-compile-time-probe"
@@ -133,7 +144,7 @@ ad = []
 
 [dependencies]
 ad = {{ path = "{}" }}
-"#,
+{profiles}"#,
         repo.display()
     )
 }
@@ -146,6 +157,7 @@ fn cargo(dir: &Path, args: &[&str]) -> f64 {
         .current_dir(dir)
         .env_remove("RUSTFLAGS")
         .env_remove("CARGO_TARGET_DIR")
+        .env("CARGO_INCREMENTAL", "0")
         .status()
         .expect("run cargo");
     assert!(
@@ -175,7 +187,9 @@ fn main() {
     let repo = bench_dir.parent().expect("benches/ sits in the repository");
     let dir = bench_dir.join("target").join("compile-time");
     std::fs::create_dir_all(dir.join("src")).expect("create the probe crate");
-    std::fs::write(dir.join("Cargo.toml"), manifest(repo)).expect("write Cargo.toml");
+    let optimized_macros = std::env::args().any(|a| a == "--optimized-macros");
+    std::fs::write(dir.join("Cargo.toml"), manifest(repo, optimized_macros))
+        .expect("write Cargo.toml");
     let lib = dir.join("src").join("lib.rs");
     std::fs::write(&lib, source()).expect("write lib.rs");
 
@@ -212,6 +226,12 @@ fn main() {
         println!("| `{label}` | {p:.2} s | {w:.2} s | +{:.2}x |", (w - p) / p);
     }
     println!(
-        "\n(median of {repeat} builds each; the time of the probe crate alone, its dependencies built)"
+        "\n(median of {repeat} builds each; the time of the probe crate alone, its dependencies built, \
+         without incremental compilation; proc macros built {})",
+        if optimized_macros {
+            "optimised (`[profile.*.build-override] opt-level = 3`)"
+        } else {
+            "as Cargo builds them by default, without optimisation"
+        }
     );
 }
