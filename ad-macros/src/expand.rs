@@ -428,7 +428,7 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
         let parts = quote_spanned!(name.span()=> #krate_at_name::__private::Function::#parts_fn(&#name, #name as usize));
         let mode = Ident::new(mode, Span::call_site());
         quote! {
-            #krate::__private::register_rule!(#krate::__private::RuleEntry {
+            #krate::__private::RuleEntry {
                 load: || {
                     #[allow(unused_assignments)]
                     let (mut #rule, #info) = #parts;
@@ -440,7 +440,7 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
                 rule_name: ::core::concat!(::core::module_path!(), "::", #name_str),
                 location: #here,
                 callees: &[#(#callees),*],
-            });
+            }
         }
     };
     let forward_entry = entry("__forward_parts", &jvp_name, "Forward");
@@ -460,8 +460,8 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
             #jvp
             #vjp
 
-            #reverse_entry
-            #forward_entry
+            // Both rules in one registration: one static per function.
+            #krate::__private::register_rule!(#reverse_entry, #forward_entry);
         };
     })
 }

@@ -27,7 +27,7 @@ pub mod __private {
     pub use crate::function::Function;
     #[cfg(not(feature = "inventory"))]
     pub use crate::registry::RULES;
-    pub use crate::registry::{Callee, FnInfo, Location, Mode, Origin, RuleEntry};
+    pub use crate::registry::{Callee, FnInfo, Location, Mode, Origin, RuleEntry, RuleGroup};
     #[cfg(feature = "inventory")]
     pub use inventory;
     pub use linkme;

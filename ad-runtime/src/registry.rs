@@ -157,46 +157,60 @@ pub struct Callee {
     pub location: Location,
 }
 
+/// The static rule entries of one item, registered together: a differentiable function's
+/// forward and reverse rules, or one custom rule. One element per item rather than per rule
+/// halves the statics a crate of differentiable functions declares, and rustc checks and
+/// evaluates each of them.
+#[doc(hidden)]
+pub struct RuleGroup {
+    pub entries: &'static [RuleEntry],
+}
+
 /// The static rules of every linked crate, collected at link time (the default backend).
 #[cfg(not(feature = "inventory"))]
 #[doc(hidden)]
 #[linkme::distributed_slice]
-pub static RULES: [RuleEntry];
+pub static RULES: [RuleGroup];
 
 #[cfg(feature = "inventory")]
-inventory::collect!(RuleEntry);
+inventory::collect!(RuleGroup);
 
 /// Every static rule entry of the program, from whichever backend collected them.
 fn entries() -> impl Iterator<Item = &'static RuleEntry> {
     #[cfg(not(feature = "inventory"))]
-    return RULES.iter();
+    return RULES.iter().flat_map(|group| group.entries);
     #[cfg(feature = "inventory")]
-    return inventory::iter::<RuleEntry>.into_iter();
+    return inventory::iter::<RuleGroup>
+        .into_iter()
+        .flat_map(|group| group.entries);
 }
 
-/// Registers a static rule entry with the backend in use. The macros emit one call of this per
-/// rule, inside an anonymous `const _: () = { .. };` block.
+/// Registers the static rule entries of one item with the backend in use, as one group. The
+/// macros emit one call of this per item, inside an anonymous `const _: () = { .. };` block.
 #[cfg(not(feature = "inventory"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __register_rule {
-    ($entry:expr) => {
+    ($($entry:expr),+ $(,)?) => {
         const _: () = {
             #[$crate::__private::linkme::distributed_slice($crate::__private::RULES)]
             #[linkme(crate = $crate::__private::linkme)]
-            static __AD_RULE_ENTRY: $crate::__private::RuleEntry = $entry;
+            static __AD_RULE_ENTRY: $crate::__private::RuleGroup =
+                $crate::__private::RuleGroup { entries: &[$($entry),+] };
         };
     };
 }
 
-/// Registers a static rule entry with the backend in use. The macros emit one call of this per
-/// rule, inside an anonymous `const _: () = { .. };` block.
+/// Registers the static rule entries of one item with the backend in use, as one group. The
+/// macros emit one call of this per item, inside an anonymous `const _: () = { .. };` block.
 #[cfg(feature = "inventory")]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __register_rule {
-    ($entry:expr) => {
-        $crate::__private::inventory::submit! { $entry }
+    ($($entry:expr),+ $(,)?) => {
+        $crate::__private::inventory::submit! {
+            $crate::__private::RuleGroup { entries: &[$($entry),+] }
+        }
     };
 }
 
