@@ -75,7 +75,7 @@ fn err(tokens: impl ToTokens, msg: impl std::fmt::Display) -> syn::Error {
 }
 
 /// The last path segment of a type, if it is a plain path such as `f64` or `core::primitive::u8`.
-fn type_name(ty: &Type) -> Option<String> {
+pub(crate) fn type_name(ty: &Type) -> Option<String> {
     match ty {
         Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.to_string()),
         Type::Paren(p) => type_name(&p.elem),

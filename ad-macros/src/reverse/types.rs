@@ -20,36 +20,29 @@ enum Float {
 }
 
 impl Float {
+    /// `f32` or `f64`, as the rest of the macro recognises them (`crate::lower::is_float_type`).
     fn of(ty: &Type) -> Option<Float> {
-        match ty {
-            Type::Paren(p) => Float::of(&p.elem),
-            Type::Group(g) => Float::of(&g.elem),
-            Type::Path(p) if p.qself.is_none() => match p.path.get_ident()?.to_string().as_str() {
-                "f32" => Some(Float::F32),
-                "f64" => Some(Float::F64),
-                _ => None,
-            },
+        match crate::lower::type_name(ty)?.as_str() {
+            "f32" => Some(Float::F32),
+            "f64" => Some(Float::F64),
             _ => None,
         }
     }
 
     /// The float type of the elements of a `Vec`, an array or a slice.
     fn of_elements(ty: &Type) -> Option<Float> {
+        if let Some((_, elem)) = crate::lower::slice_of(ty) {
+            return Float::of(elem);
+        }
         match ty {
             Type::Paren(p) => Float::of_elements(&p.elem),
             Type::Group(g) => Float::of_elements(&g.elem),
             Type::Array(a) => Float::of(&a.elem),
-            Type::Reference(r) => match &*r.elem {
-                Type::Slice(s) => Float::of(&s.elem),
-                _ => None,
-            },
             Type::Path(p) if p.qself.is_none() => {
                 let last = p.path.segments.last()?;
                 match &last.arguments {
                     syn::PathArguments::AngleBracketed(args)
-                        if p.path.segments.len() == 1
-                            && last.ident == "Vec"
-                            && args.args.len() == 1 =>
+                        if last.ident == "Vec" && args.args.len() == 1 =>
                     {
                         match &args.args[0] {
                             syn::GenericArgument::Type(t) => Float::of(t),
@@ -210,9 +203,6 @@ impl Known {
 
     /// The type of the adjoint of value `v`, if the source tells it.
     pub(super) fn value_adjoint(&self, v: Value) -> Option<TokenStream> {
-        if !self.declared {
-            return None;
-        }
         self.value(v)?.concrete()
     }
 
