@@ -772,6 +772,14 @@ impl<'a> Reverse<'a> {
             None => TokenStream::new(),
         };
         let joint = hyg("__joint");
+        let joint_out = hyg("__joint_out");
+        // What the runtime's `Function::Reverse` has for this many arguments: a result that
+        // fits in registers for one argument.
+        let shape = if func.params.len() == 1 {
+            quote!(Swept)
+        } else {
+            quote!(Tupled)
+        };
         let value = hyg("__value");
         let fwd_label = syn::Lifetime {
             apostrophe: Span::mixed_site(),
@@ -837,7 +845,8 @@ impl<'a> Reverse<'a> {
                 #tape: &mut #krate::__private::Tape,
                 #adjoint: ::core::option::Option<<#ret as #krate::__private::Differentiable>::Tangent>,
                 #joint: bool,
-            ) -> (::core::option::Option<#ret>, (#(#tangent_types,)*)) {
+                #joint_out: &mut ::core::option::Option<#ret>,
+            ) -> #krate::__private::#shape<#ret, (#(#tangent_types,)*)> {
                 #(#items)*
                 #(#sites)*
                 #(#shapes)*
@@ -854,7 +863,7 @@ impl<'a> Reverse<'a> {
                     #fwd_tail
                 };
                 if #adjoint.is_none() && !#joint {
-                    return (#value, (#(#zeros,)*));
+                    return #krate::__private::Sweep::forward(#value, (#(#zeros,)*));
                 }
                 #tape.note_high_water();
                 #(#fit_bars)*
@@ -862,7 +871,7 @@ impl<'a> Reverse<'a> {
                 #live_decl
                 #seed
                 #rev_body
-                (#value, (#(#adjoints_out,)*))
+                #krate::__private::Sweep::reverse(#joint_out, #value, (#(#adjoints_out,)*))
             }
         }
     }

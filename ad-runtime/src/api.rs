@@ -410,9 +410,9 @@ where
     F: Function<A>,
 {
     match rule {
-        ReverseImpl::Generated(r) => F::call_reverse(*r, args, stores, tape, None, false)
-            .0
-            .expect("ad: a generated forward sweep returns its value"),
+        ReverseImpl::Generated(r) => {
+            F::call_reverse(*r, args, stores, tape, None, false, &mut None).value()
+        }
         ReverseImpl::Split(r) => crate::function::augment::<F, A>(r, args, tape),
         ReverseImpl::Rule(_) | ReverseImpl::DynRule(_) | ReverseImpl::FromForward(_) => {
             f.call(args)
@@ -434,7 +434,7 @@ where
 {
     match rule {
         ReverseImpl::Generated(r) => {
-            F::call_reverse(*r, args, stores, tape, Some(adjoint), false).1
+            F::call_reverse(*r, args, stores, tape, Some(adjoint), false, &mut None).gradient()
         }
         ReverseImpl::Rule(r) => F::call_reverse_rule(*r, args, stores, value, adjoint),
         ReverseImpl::DynRule(r) => F::call_dyn_reverse_rule(r, args, stores, value, adjoint),
@@ -456,7 +456,9 @@ where
     F: Function<A>,
 {
     if let ReverseImpl::Generated(r) = rule {
-        let (value, gradient) = F::call_reverse(*r, args, stores, tape, Some(adjoint), true);
+        let mut value = None;
+        let gradient =
+            F::call_reverse(*r, args, stores, tape, Some(adjoint), true, &mut value).gradient();
         debug_assert!(
             tape.is_empty(),
             "ad: a reverse sweep left words on the tape"

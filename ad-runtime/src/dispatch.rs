@@ -12,7 +12,7 @@
 //! append-only table of every resolution.
 
 use crate::error::Error;
-use crate::function::{Function, Tan};
+use crate::function::{Function, Swept, Tan};
 use crate::registry::{self, ForwardImpl, Location, ReverseImpl, Validity};
 use crate::tape::Tape;
 use core::any::TypeId;
@@ -292,9 +292,7 @@ where
         ReverseImpl::Generated(r) => {
             // The forward sweep writes no adjoints: empty buffers.
             let mut stores = F::empty_stores();
-            F::call_reverse(*r, args, &mut stores, tape, None, false)
-                .0
-                .expect("ad: a generated forward sweep returns its value")
+            F::call_reverse(*r, args, &mut stores, tape, None, false, &mut None).value()
         }
         rule => augmented_other(rule, f, tape, args),
     };
@@ -331,9 +329,7 @@ where
     match rule {
         ReverseImpl::Generated(r) => {
             let mut stores = F::empty_stores();
-            F::call_reverse(*r, args, &mut stores, tape, None, false)
-                .0
-                .expect("ad: a generated forward sweep returns its value")
+            F::call_reverse(*r, args, &mut stores, tape, None, false, &mut None).value()
         }
         ReverseImpl::Split(r) => crate::function::augment::<F, A>(r, args, tape),
         ReverseImpl::Rule(_) | ReverseImpl::DynRule(_) | ReverseImpl::FromForward(_) => {
@@ -449,17 +445,14 @@ where
     // gradient is taken out of it once: with a place of its own for the other path's result,
     // the gradient was copied there in pieces wider than the callee wrote it, which stalls
     // store-to-load forwarding.
-    let result = if let ReverseImpl::Generated(r) = rule {
+    let swept = if let ReverseImpl::Generated(r) = rule {
         // With no adjoint: the reverse sweep without a seed, which only pops.
         let discard = adjoint.is_none();
-        F::call_reverse(*r, args, stores, tape, adjoint, discard)
+        F::call_reverse(*r, args, stores, tape, adjoint, discard, &mut None)
     } else {
-        (
-            None,
-            backward_other(f, rule, tape, args, stores, value, adjoint),
-        )
+        Swept::Gradient(backward_other(f, rule, tape, args, stores, value, adjoint))
     };
-    result.1
+    swept.gradient()
 }
 
 /// The reverse sweep of a call whose rule is not a generated derivative.
@@ -480,7 +473,7 @@ where
     match (rule, adjoint) {
         (ReverseImpl::Generated(r), adjoint) => {
             let discard = adjoint.is_none();
-            F::call_reverse(*r, args, stores, tape, adjoint, discard).1
+            F::call_reverse(*r, args, stores, tape, adjoint, discard, &mut None).gradient()
         }
         (ReverseImpl::Split(r), None) => {
             let _ =

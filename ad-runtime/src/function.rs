@@ -441,6 +441,106 @@ fn check_slice<E: Differentiable>(values: &[E], shadow: &[Tan<E>]) -> Result<(),
     Ok(())
 }
 
+/// What a generated reverse derivative of one argument returns: the value when it ran the
+/// forward sweep alone, the argument's adjoint when it ran a reverse sweep (a joint call writes
+/// the value through its last argument).
+///
+/// One field in each variant: for a float function of a float the result then comes back in
+/// two registers. A tuple of an `Option` of the value and the adjoints is returned through
+/// memory, and each call between differentiable functions waited for that store and load in
+/// both sweeps. With more arguments the adjoints do not fit in registers either way, and the
+/// derivative returns [`Tupled`], where the adjoints start 16 bytes in: callers read them in
+/// pairs, and at 8 bytes in a pair could span two of the callee's stores, which stalls the
+/// load.
+#[doc(hidden)]
+pub enum Swept<R, G> {
+    /// The forward sweep's value.
+    Value(R),
+    /// The arguments' adjoints.
+    Gradient(G),
+}
+
+/// What a generated reverse derivative of no argument or of two or more returns: the value if
+/// it ran the forward sweep alone, and the arguments' adjoints (zeros after a forward sweep).
+#[doc(hidden)]
+pub type Tupled<R, G> = (Option<R>, G);
+
+/// The results of generated reverse derivatives, built by generated code and read by the
+/// dispatch as a [`Swept`].
+#[doc(hidden)]
+pub trait Sweep<R, G>: Sized {
+    /// The result of the forward sweep alone, which always has a value.
+    fn forward(value: Option<R>, zeros: G) -> Self;
+    /// The result of a reverse sweep; the value, if the forward sweep ran too, goes to `out`.
+    fn reverse(out: &mut Option<R>, value: Option<R>, gradient: G) -> Self;
+    /// The result as a [`Swept`]: `forward_alone` tells which sweep ran.
+    fn into_swept(self, forward_alone: bool) -> Swept<R, G>;
+}
+
+impl<R, G> Sweep<R, G> for Swept<R, G> {
+    #[inline(always)]
+    fn forward(value: Option<R>, _zeros: G) -> Self {
+        match value {
+            Some(value) => Swept::Value(value),
+            None => out_of_step(),
+        }
+    }
+    #[inline(always)]
+    fn reverse(out: &mut Option<R>, value: Option<R>, gradient: G) -> Self {
+        *out = value;
+        Swept::Gradient(gradient)
+    }
+    #[inline(always)]
+    fn into_swept(self, _forward_alone: bool) -> Swept<R, G> {
+        self
+    }
+}
+
+impl<R, G> Sweep<R, G> for Tupled<R, G> {
+    #[inline(always)]
+    fn forward(value: Option<R>, zeros: G) -> Self {
+        (value, zeros)
+    }
+    #[inline(always)]
+    fn reverse(out: &mut Option<R>, value: Option<R>, gradient: G) -> Self {
+        *out = value;
+        (None, gradient)
+    }
+    #[inline(always)]
+    fn into_swept(self, forward_alone: bool) -> Swept<R, G> {
+        match self {
+            (Some(value), _) if forward_alone => Swept::Value(value),
+            (_, gradient) => Swept::Gradient(gradient),
+        }
+    }
+}
+
+impl<R, G> Swept<R, G> {
+    /// The value of a forward sweep.
+    #[inline(always)]
+    pub fn value(self) -> R {
+        match self {
+            Swept::Value(value) => value,
+            Swept::Gradient(_) => out_of_step(),
+        }
+    }
+
+    /// The adjoints of a reverse sweep.
+    #[inline(always)]
+    pub fn gradient(self) -> G {
+        match self {
+            Swept::Gradient(gradient) => gradient,
+            Swept::Value(_) => out_of_step(),
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn out_of_step() -> ! {
+    panic!("ad: a generated reverse derivative returned what the other sweep returns")
+}
+
 /// The rule types of a function, named by the function's result and argument kinds alone, so
 /// that they are `'static` whatever lifetimes the caller's arguments have: the key under which
 /// resolved rules are cached. [`Function`] states that its own rule types are these.
@@ -528,13 +628,14 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
     /// the tuple of the arguments' adjoints otherwise.
     type Adjoints;
     /// The split reverse derivative that `#[differentiable]` generates:
-    /// `fn(D1, .., Dn, &mut Tape, Option<Tan<R>>, bool) -> (Option<R>, Gradient)`, each `Di` the
-    /// argument (a slice with its adjoint buffer, [`Dup`]). With `None` it runs the forward
-    /// sweep, pushing onto the tape and returning the value, with `Some(adjoint)` the reverse
-    /// sweep, popping and returning the arguments' adjoints. The last argument, `joint`, runs
-    /// both sweeps in one call (with `Some(adjoint)`): the values the reverse sweep needs then
-    /// stay in locals, and only loops and branches use the tape. With `None` and `joint`, the
-    /// reverse sweep runs without a seed: it only pops its records.
+    /// `fn(D1, .., Dn, &mut Tape, Option<Tan<R>>, bool, &mut Option<R>) -> Swept<R, Gradient>`,
+    /// each `Di` the argument (a slice with its adjoint buffer, [`Dup`]). With `None` it runs
+    /// the forward sweep, pushing onto the tape and returning the value, with `Some(adjoint)`
+    /// the reverse sweep, popping and returning the arguments' adjoints. The `bool`, `joint`,
+    /// runs both sweeps in one call (with `Some(adjoint)`), writing the value to the last
+    /// argument: the values the reverse sweep needs then stay in locals, and only loops and
+    /// branches use the tape. With `None` and `joint`, the reverse sweep runs without a seed:
+    /// it only pops its records.
     type Reverse: Copy + Send + Sync + 'static;
     /// The type of a reverse rule: `fn(D1, .., Dn, R, Tan<R>) -> Adjoints`, the arguments (a
     /// slice with its adjoint buffer, [`Dup`]), the value and its adjoint.
@@ -597,7 +698,8 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
         tape: &mut Tape,
         adjoint: Option<Tan<Self::Output>>,
         joint: bool,
-    ) -> (Option<Self::Output>, Self::Gradient);
+        value: &mut Option<Self::Output>,
+    ) -> Swept<Self::Output, Self::Gradient>;
 
     /// Calls a reverse rule.
     fn call_reverse_rule(
@@ -892,7 +994,8 @@ impl<R: Differentiable + Clone + 'static> Signature for (R, ()) {
     type Gradient = ();
     type Forward = fn() -> (R, Tan<R>);
     type DynForward = dyn Fn() -> (R, Tan<R>) + Send + Sync;
-    type Reverse = fn(&mut Tape, Option<Tan<R>>, bool) -> (Option<R>, ());
+    type Reverse =
+        for<'t, 'v> fn(&'t mut Tape, Option<Tan<R>>, bool, &'v mut Option<R>) -> Tupled<R, ()>;
     type ReverseRule = fn(R, Tan<R>) -> ();
     type DynReverseRule = dyn Fn(R, Tan<R>) -> () + Send + Sync;
     type DynAugmented = dyn Fn((), &mut Tape) -> R + Send + Sync;
@@ -934,7 +1037,12 @@ where
     type Forward = fn() -> (Ret, Tan<Ret>);
     type DynForward = dyn Fn() -> (Ret, Tan<Ret>) + Send + Sync;
     type Adjoints = ();
-    type Reverse = fn(&mut Tape, Option<Tan<Ret>>, bool) -> (Option<Ret>, ());
+    type Reverse = for<'t, 'v> fn(
+        &'t mut Tape,
+        Option<Tan<Ret>>,
+        bool,
+        &'v mut Option<Ret>,
+    ) -> Tupled<Ret, ()>;
     type ReverseRule = fn(Ret, Tan<Ret>) -> ();
     type DynReverseRule = dyn Fn(Ret, Tan<Ret>) -> () + Send + Sync;
     type Augmented<Res>
@@ -969,8 +1077,10 @@ where
         tape: &mut Tape,
         adjoint: Option<Tan<Ret>>,
         joint: bool,
-    ) -> (Option<Ret>, ()) {
-        rule(tape, adjoint, joint)
+        value: &mut Option<Ret>,
+    ) -> Swept<Ret, ()> {
+        let forward_alone = adjoint.is_none() && !joint;
+        rule(tape, adjoint, joint, value).into_swept(forward_alone)
     }
     fn call_reverse_rule(
         rule: Self::ReverseRule,
@@ -1044,7 +1154,7 @@ where
         }
     }
     fn __reverse_parts(&self, address: usize) -> (Self::Reverse, FnInfo) {
-        (|_, _, _| placeholder(), self.__info(address))
+        (|_, _, _, _| placeholder(), self.__info(address))
     }
     fn __reverse_rule_parts(&self, address: usize) -> (Self::ReverseRule, FnInfo) {
         (|_, _| placeholder(), self.__info(address))
@@ -1055,13 +1165,13 @@ where
 }
 
 macro_rules! function_impls {
-    ($(($First:ident; $($A:ident $a:ident $da:ident $s:ident $i:tt),+) => $Adj:ty, |$t:ident| $to_tuple:expr;)*) => {$(
+    ($(($First:ident; $($A:ident $a:ident $da:ident $s:ident $i:tt),+) => $Adj:ty, |$t:ident| $to_tuple:expr, $Out:ident;)*) => {$(
         #[allow(clippy::type_complexity)]
         impl<M: Arg, R: Differentiable + Clone + 'static, $($A: Param),+> Deferred<R, ($($A,)+)> for M {
             type Ptr = for<'a> fn($(RefOf<'a, $A>),+) -> R;
             type Forward = for<'a> fn($(RefOf<'a, $A>, ShadowOf<'a, $A>),+) -> (R, Tan<R>);
             type DynForward = dyn for<'a> Fn($(RefOf<'a, $A>, ShadowOf<'a, $A>),+) -> (R, Tan<R>) + Send + Sync;
-            type Reverse = for<'a, 't> fn($(DupOf<'a, $A>,)+ &'t mut Tape, Option<Tan<R>>, bool) -> (Option<R>, ($(AdjOf<$A>,)+));
+            type Reverse = for<'a, 't, 'v> fn($(DupOf<'a, $A>,)+ &'t mut Tape, Option<Tan<R>>, bool, &'v mut Option<R>) -> $Out<R, ($(AdjOf<$A>,)+)>;
             type ReverseRule = for<'a> fn($(DupOf<'a, $A>,)+ R, Tan<R>) -> $Adj;
             type DynReverseRule = dyn for<'a> Fn($(DupOf<'a, $A>,)+ R, Tan<R>) -> $Adj + Send + Sync;
             type Augmented<Res> = for<'a> fn($(RefOf<'a, $A>),+) -> (R, Res) where Res: 'static;
@@ -1074,7 +1184,7 @@ macro_rules! function_impls {
             type Gradient = ($($A::Adj,)+);
             type Forward = for<'a> fn($($A::Ref<'a>, $A::Shadow<'a>),+) -> (R, Tan<R>);
             type DynForward = dyn for<'a> Fn($($A::Ref<'a>, $A::Shadow<'a>),+) -> (R, Tan<R>) + Send + Sync;
-            type Reverse = for<'a, 't> fn($($A::Dup<'a>,)+ &'t mut Tape, Option<Tan<R>>, bool) -> (Option<R>, ($($A::Adj,)+));
+            type Reverse = for<'a, 't, 'v> fn($($A::Dup<'a>,)+ &'t mut Tape, Option<Tan<R>>, bool, &'v mut Option<R>) -> $Out<R, ($($A::Adj,)+)>;
             type ReverseRule = for<'a> fn($($A::Dup<'a>,)+ R, Tan<R>) -> sig_adj!($($A)+);
             type DynReverseRule = dyn for<'a> Fn($($A::Dup<'a>,)+ R, Tan<R>) -> sig_adj!($($A)+) + Send + Sync;
             type DynAugmented = dyn for<'a, 't> Fn(($($A::Ref<'a>,)+), &'t mut Tape) -> R + Send + Sync;
@@ -1152,8 +1262,10 @@ macro_rules! function_impls {
                 tape: &mut Tape,
                 adjoint: Option<Tan<Ret>>,
                 joint: bool,
-            ) -> (Option<Ret>, Self::Gradient) {
-                rule($($a.dup_in($s),)+ tape, adjoint, joint)
+                value: &mut Option<Ret>,
+            ) -> Swept<Ret, Self::Gradient> {
+                let forward_alone = adjoint.is_none() && !joint;
+                rule($($a.dup_in($s),)+ tape, adjoint, joint, value).into_swept(forward_alone)
             }
 
             #[inline(always)]
@@ -1306,7 +1418,7 @@ macro_rules! function_impls {
             // The placeholders take the arguments by the names the macro has for them.
             #[allow(unused_variables)]
             fn __reverse_parts(&self, address: usize) -> (Self::Reverse, FnInfo) {
-                (|$($a,)+ _, _, _| placeholder(), self.__info(address))
+                (|$($a,)+ _, _, _, _| placeholder(), self.__info(address))
             }
 
             // The placeholders take the arguments by the names the macro has for them.
@@ -1334,13 +1446,13 @@ macro_rules! sig_adj {
 mod impls {
     use super::*;
     function_impls! {
-        (A1; A1 a1 da1 s1 0) => AdjOf<A1>, |t| (t,);
-        (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1) => (AdjOf<A1>, AdjOf<A2>), |t| t;
-        (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2) => (AdjOf<A1>, AdjOf<A2>, AdjOf<A3>), |t| t;
-        (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3) => (AdjOf<A1>, AdjOf<A2>, AdjOf<A3>, AdjOf<A4>), |t| t;
-        (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4) => (AdjOf<A1>, AdjOf<A2>, AdjOf<A3>, AdjOf<A4>, AdjOf<A5>), |t| t;
-        (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4, A6 a6 da6 s6 5) => (AdjOf<A1>, AdjOf<A2>, AdjOf<A3>, AdjOf<A4>, AdjOf<A5>, AdjOf<A6>), |t| t;
-        (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4, A6 a6 da6 s6 5, A7 a7 da7 s7 6) => (AdjOf<A1>, AdjOf<A2>, AdjOf<A3>, AdjOf<A4>, AdjOf<A5>, AdjOf<A6>, AdjOf<A7>), |t| t;
-        (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4, A6 a6 da6 s6 5, A7 a7 da7 s7 6, A8 a8 da8 s8 7) => (AdjOf<A1>, AdjOf<A2>, AdjOf<A3>, AdjOf<A4>, AdjOf<A5>, AdjOf<A6>, AdjOf<A7>, AdjOf<A8>), |t| t;
+        (A1; A1 a1 da1 s1 0) => AdjOf<A1>, |t| (t,), Swept;
+        (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1) => (AdjOf<A1>, AdjOf<A2>), |t| t, Tupled;
+        (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2) => (AdjOf<A1>, AdjOf<A2>, AdjOf<A3>), |t| t, Tupled;
+        (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3) => (AdjOf<A1>, AdjOf<A2>, AdjOf<A3>, AdjOf<A4>), |t| t, Tupled;
+        (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4) => (AdjOf<A1>, AdjOf<A2>, AdjOf<A3>, AdjOf<A4>, AdjOf<A5>), |t| t, Tupled;
+        (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4, A6 a6 da6 s6 5) => (AdjOf<A1>, AdjOf<A2>, AdjOf<A3>, AdjOf<A4>, AdjOf<A5>, AdjOf<A6>), |t| t, Tupled;
+        (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4, A6 a6 da6 s6 5, A7 a7 da7 s7 6) => (AdjOf<A1>, AdjOf<A2>, AdjOf<A3>, AdjOf<A4>, AdjOf<A5>, AdjOf<A6>, AdjOf<A7>), |t| t, Tupled;
+        (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4, A6 a6 da6 s6 5, A7 a7 da7 s7 6, A8 a8 da8 s8 7) => (AdjOf<A1>, AdjOf<A2>, AdjOf<A3>, AdjOf<A4>, AdjOf<A5>, AdjOf<A6>, AdjOf<A7>, AdjOf<A8>), |t| t, Tupled;
     }
 }

@@ -37,7 +37,7 @@ pub mod __private {
     pub mod prim {
         pub use crate::prim::*;
     }
-    pub use crate::function::{Dup, DupMut};
+    pub use crate::function::{Dup, DupMut, Sweep, Swept, Tupled};
     pub use crate::private::*;
     pub use crate::tangent::{Differentiable, NoDerivative, NoTangent};
     pub use crate::tape::{Tape, Tapeable};
