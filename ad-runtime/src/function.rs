@@ -471,10 +471,12 @@ pub type Tupled<R, G> = (Option<R>, G);
 pub trait Sweep<R, G>: Sized {
     /// The result of the forward sweep alone, which always has a value.
     fn forward(value: Option<R>, zeros: G) -> Self;
-    /// The result of a reverse sweep; the value, if the forward sweep ran too, goes to `out`.
+    /// The result of a reverse sweep. The value, if the forward sweep ran too, goes to `out`
+    /// now or in [`into_swept`](Self::into_swept).
     fn reverse(out: &mut Option<R>, value: Option<R>, gradient: G) -> Self;
-    /// The result as a [`Swept`]: `forward_alone` tells which sweep ran.
-    fn into_swept(self, forward_alone: bool) -> Swept<R, G>;
+    /// The result as a [`Swept`], the value of a joint call in `out`: `forward_alone` tells
+    /// which sweep ran.
+    fn into_swept(self, forward_alone: bool, out: &mut Option<R>) -> Swept<R, G>;
 }
 
 impl<R, G> Sweep<R, G> for Swept<R, G> {
@@ -491,7 +493,7 @@ impl<R, G> Sweep<R, G> for Swept<R, G> {
         Swept::Gradient(gradient)
     }
     #[inline(always)]
-    fn into_swept(self, _forward_alone: bool) -> Swept<R, G> {
+    fn into_swept(self, _forward_alone: bool, _out: &mut Option<R>) -> Swept<R, G> {
         self
     }
 }
@@ -501,16 +503,21 @@ impl<R, G> Sweep<R, G> for Tupled<R, G> {
     fn forward(value: Option<R>, zeros: G) -> Self {
         (value, zeros)
     }
+    /// The value stays in the tuple: the callee writes nothing through `out`.
     #[inline(always)]
-    fn reverse(out: &mut Option<R>, value: Option<R>, gradient: G) -> Self {
-        *out = value;
-        (None, gradient)
+    fn reverse(_out: &mut Option<R>, value: Option<R>, gradient: G) -> Self {
+        (value, gradient)
     }
     #[inline(always)]
-    fn into_swept(self, forward_alone: bool) -> Swept<R, G> {
+    fn into_swept(self, forward_alone: bool, out: &mut Option<R>) -> Swept<R, G> {
         match self {
             (Some(value), _) if forward_alone => Swept::Value(value),
-            (_, gradient) => Swept::Gradient(gradient),
+            (value, gradient) => {
+                if value.is_some() {
+                    *out = value;
+                }
+                Swept::Gradient(gradient)
+            }
         }
     }
 }
@@ -1080,7 +1087,7 @@ where
         value: &mut Option<Ret>,
     ) -> Swept<Ret, ()> {
         let forward_alone = adjoint.is_none() && !joint;
-        rule(tape, adjoint, joint, value).into_swept(forward_alone)
+        rule(tape, adjoint, joint, value).into_swept(forward_alone, value)
     }
     fn call_reverse_rule(
         rule: Self::ReverseRule,
@@ -1265,7 +1272,7 @@ macro_rules! function_impls {
                 value: &mut Option<Ret>,
             ) -> Swept<Ret, Self::Gradient> {
                 let forward_alone = adjoint.is_none() && !joint;
-                rule($($a.dup_in($s),)+ tape, adjoint, joint, value).into_swept(forward_alone)
+                rule($($a.dup_in($s),)+ tape, adjoint, joint, value).into_swept(forward_alone, value)
             }
 
             #[inline(always)]
