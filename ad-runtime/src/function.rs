@@ -635,14 +635,15 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
     /// the tuple of the arguments' adjoints otherwise.
     type Adjoints;
     /// The split reverse derivative that `#[differentiable]` generates:
-    /// `fn(D1, .., Dn, &mut Tape, Option<Tan<R>>, bool, &mut Option<R>) -> Swept<R, Gradient>`,
-    /// each `Di` the argument (a slice with its adjoint buffer, [`Dup`]). With `None` it runs
-    /// the forward sweep, pushing onto the tape and returning the value, with `Some(adjoint)`
-    /// the reverse sweep, popping and returning the arguments' adjoints. The `bool`, `joint`,
-    /// runs both sweeps in one call (with `Some(adjoint)`), writing the value to the last
-    /// argument: the values the reverse sweep needs then stay in locals, and only loops and
-    /// branches use the tape. With `None` and `joint`, the reverse sweep runs without a seed:
-    /// it only pops its records.
+    /// `fn(D1, .., Dn, &mut Tape, Option<Tan<R>>, bool, &mut Option<R>) -> Swept<R, Gradient>`
+    /// for one argument, `-> Tupled<R, Gradient>` for none or several, each `Di` the argument
+    /// (a slice with its adjoint buffer, [`Dup`]). With `None` it runs the forward sweep,
+    /// pushing onto the tape and returning the value, with `Some(adjoint)` the reverse sweep,
+    /// popping and returning the arguments' adjoints. The `bool`, `joint`, runs both sweeps in
+    /// one call (with `Some(adjoint)`): the values the reverse sweep needs then stay in locals,
+    /// and only loops and branches use the tape; `Swept` gives the value through the last
+    /// argument. With `None` and `joint`, the reverse sweep runs without a seed: it only pops
+    /// its records.
     type Reverse: Copy + Send + Sync + 'static;
     /// The type of a reverse rule: `fn(D1, .., Dn, R, Tan<R>) -> Adjoints`, the arguments (a
     /// slice with its adjoint buffer, [`Dup`]), the value and its adjoint.
@@ -697,7 +698,9 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
     /// The address of a function pointer, for the address fallback.
     fn address(ptr: Self::Ptr) -> usize;
 
-    /// Calls a generated reverse derivative, with `stores` as the slices' adjoint buffers.
+    /// Calls a generated reverse derivative, with `stores` as the slices' adjoint buffers: the
+    /// value after the forward sweep alone, the adjoints after a reverse sweep, and the value of
+    /// a joint call in `value`.
     fn call_reverse(
         rule: Self::Reverse,
         args: Args,
