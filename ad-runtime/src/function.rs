@@ -449,9 +449,9 @@ fn check_slice<E: Differentiable>(values: &[E], shadow: &[Tan<E>]) -> Result<(),
 /// two registers. A tuple of an `Option` of the value and the adjoints is returned through
 /// memory, and each call between differentiable functions waited for that store and load in
 /// both sweeps. With more arguments the adjoints do not fit in registers either way, and the
-/// derivative returns [`Tupled`], where the adjoints start 16 bytes in: callers read them in
-/// pairs, and at 8 bytes in a pair could span two of the callee's stores, which stalls the
-/// load.
+/// derivative returns [`Tupled`], where for a float value the adjoints start 16 bytes in, as
+/// before `Swept`: callers read them in pairs, and at 8 bytes in (in a `Swept`) a pair could
+/// span two of the callee's stores, which stalls the load.
 #[doc(hidden)]
 pub enum Swept<R, G> {
     /// The forward sweep's value.
