@@ -33,6 +33,7 @@ use syn::Ident;
 use syn::ext::IdentExt;
 
 mod carried;
+mod dense;
 mod forward_sweep;
 mod inplace;
 mod kept;
@@ -169,6 +170,11 @@ pub struct Reverse<'a> {
     direct: HashMap<u32, Var>,
     /// The adjoint types the source tells (see `types.rs`).
     known: types::Known,
+    /// Local `Vec`s whose adjoint is a buffer of fixed length (see `dense.rs`), how their
+    /// `vec![..]` gives their length, and the lengths the reverse sweep computes again.
+    dense: HashSet<u32>,
+    dense_made: HashMap<u32, dense::DenseLen>,
+    dense_len: HashMap<u32, TokenStream>,
 }
 
 /// A record counted in the room a loop makes on the tape: its slot, and for a record of an inner
@@ -232,6 +238,9 @@ impl<'a> Reverse<'a> {
             carried_reads: HashMap::new(),
             direct: HashMap::new(),
             known: types::Known::new(func),
+            dense: HashSet::new(),
+            dense_made: HashMap::new(),
+            dense_len: HashMap::new(),
         };
         r.scan(&func.body);
         // Which adjoints receive something is a backward flow from the result and the returns:
@@ -259,6 +268,7 @@ impl<'a> Reverse<'a> {
                 r.direct.insert(out.0, *var);
             }
         }
+        r.plan_dense();
         r.plan_layouts();
         r
     }
@@ -720,6 +730,7 @@ impl<'a> Reverse<'a> {
             slots.push(quote!(let mut #k = #init;));
         }
         slots.extend(self.kept_slots());
+        slots.extend(self.dense_slots());
 
         // Items declared in the body serve both sweeps (a cast may name a local type alias):
         // they stand first, outside the forward sweep's block.
@@ -803,7 +814,7 @@ impl<'a> Reverse<'a> {
         let mut vars: Vec<u32> = self.var_contributed.iter().copied().collect();
         vars.sort_unstable();
         for v in vars {
-            if self.is_slice(Var(v)) {
+            if self.is_slice(Var(v)) || self.is_dense(Var(v)) {
                 continue;
             }
             let x = x_ident(Var(v));
@@ -837,6 +848,8 @@ impl<'a> Reverse<'a> {
             })
         });
         let rev_body = self.reverse_block(&func.body);
+        let dense_push = self.dense_push();
+        let dense_decls = self.dense_decls();
 
         quote! {
             #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unreachable_code, non_snake_case, clippy::all, clippy::pedantic, clippy::nursery)]
@@ -863,10 +876,12 @@ impl<'a> Reverse<'a> {
                     #fwd_tail
                 };
                 if #adjoint.is_none() && !#joint {
+                    #dense_push
                     return #krate::__private::Sweep::forward(#value, (#(#zeros,)*));
                 }
                 #tape.note_high_water();
                 #(#fit_bars)*
+                #dense_decls
                 #(#decls)*
                 #live_decl
                 #seed

@@ -357,6 +357,29 @@ pub fn fit<T: Adjoint>(mut adjoint: Adj<T>, zero: T) -> T {
     }
 }
 
+/// The adjoint buffer of a local `Vec` whose length is fixed for its whole life (see
+/// `dense.rs` in the macro): `n` zeros of its element's tangent, one per element, read and
+/// written by index like a slice parameter's buffer. The growable `Option<Vec>` that
+/// [`Adj`] holds otherwise tests its tag and its length at every element it touches.
+#[inline(always)]
+pub fn dense<C: crate::Differentiable>(
+    _: &Option<Ty<C>>,
+    n: usize,
+) -> Vec<<C::Tangent as Seq>::Elem>
+where
+    C::Tangent: Seq,
+    <C::Tangent as Seq>::Elem: Default,
+{
+    vec_repeat(Default::default(), n)
+}
+
+/// The whole adjoint of a local `Vec` held in a buffer by [`dense`], taken out at its
+/// declaration, where it goes to the value the `Vec` was made from.
+#[inline(always)]
+pub fn dense_take<E>(buffer: &mut Vec<E>) -> Option<Vec<E>> {
+    Some(core::mem::take(buffer))
+}
+
 /// Adds `value` to element `i` of a slice's adjoint buffer.
 #[inline(always)]
 pub fn slice_acc_at<T: crate::Accumulate + Default>(bar: &mut [T], i: usize, value: T) {

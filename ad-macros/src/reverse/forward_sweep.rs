@@ -315,7 +315,8 @@ impl<'a> Reverse<'a> {
                         (None, None) => TokenStream::new(),
                     }
                 });
-                quote!(let #m #x #ty #pinit; #witness #kind)
+                let note = self.dense_note(*var);
+                quote!(let #m #x #ty #pinit; #witness #kind #note)
             }
             Inst::Assign { ident, value, var } => {
                 let p = self.p(*value, al);

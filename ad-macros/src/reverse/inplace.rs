@@ -121,6 +121,9 @@ impl<'a> Reverse<'a> {
         let peek = if self.is_slice(var) {
             let bar = bar_ident(var);
             quote!(#krate::__private::slice_peek_at(#bar, #at))
+        } else if self.is_dense(var) {
+            let x = x_ident(var);
+            quote!(#krate::__private::slice_peek_at(&#x, #at))
         } else if self.var_contributed.contains(&var.0) {
             let (x, k) = (x_ident(var), k_ident(var));
             quote!(#krate::__private::peek_at(&#x, &#k, #at))

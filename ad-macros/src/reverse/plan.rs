@@ -226,26 +226,10 @@ impl<'a> Reverse<'a> {
         }
         // Reads at the last iteration's index, before a replayed loop's reverse sweep.
         self.plan_last_reads(&defs, &read_again);
-        // Ranges of replayed loops that read only parameters never written, enclosing replayed
-        // loops' variables and locals bound once to values the reverse sweep has.
-        for inst in &insts {
-            let Inst::Loop {
-                head: crate::ir::LoopHead::For { iter, .. },
-                ..
-            } = inst
-            else {
-                continue;
-            };
-            let key = std::ptr::from_ref(*inst);
-            if !self.replayed.contains_key(&key) {
-                continue;
-            }
-            let Some(Inst::Opaque { tokens, reads, .. }) = insts
-                .iter()
-                .find(|i| matches!(i, Inst::Opaque { out, .. } if out == iter))
-            else {
-                continue;
-            };
+        // Code kept as written (a range, a length) that reads only parameters never written,
+        // enclosing replayed loops' variables and locals bound once to values the reverse sweep
+        // has: written again with those.
+        let again = |tokens: &TokenStream, reads: &[Var]| -> Option<TokenStream> {
             let mut subst: Vec<(String, TokenStream)> = Vec::new();
             let ok = reads.iter().all(|r| {
                 let name = self.func.vars[r.0 as usize].ident.unraw().to_string();
@@ -273,10 +257,52 @@ impl<'a> Reverse<'a> {
                 subst.push((name, to));
                 true
             });
-            if ok && let Some(range) = substitute(tokens, &subst) {
+            if ok { substitute(tokens, &subst) } else { None }
+        };
+        let opaque = |v: Value| {
+            insts.iter().find_map(|i| match i {
+                Inst::Opaque {
+                    out, tokens, reads, ..
+                } if *out == v => Some((tokens, reads)),
+                _ => None,
+            })
+        };
+        // Ranges of replayed loops, whose length is then the trip count.
+        for inst in &insts {
+            let Inst::Loop {
+                head: crate::ir::LoopHead::For { iter, .. },
+                ..
+            } = inst
+            else {
+                continue;
+            };
+            let key = std::ptr::from_ref(*inst);
+            if !self.replayed.contains_key(&key) {
+                continue;
+            }
+            if let Some((tokens, reads)) = opaque(*iter)
+                && let Some(range) = again(tokens, reads)
+            {
                 self.trips.insert(key, range);
             }
         }
+        // Lengths of the `vec![..]`s of dense variables, made at the top level, where no loop
+        // variable is bound.
+        let lengths: Vec<(u32, TokenStream)> = self
+            .dense_made
+            .iter()
+            .filter_map(|(v, len)| {
+                let tokens = match len {
+                    dense::DenseLen::Count(k) => quote!(#k),
+                    dense::DenseLen::Value(n) => raw(&defs, *n).or_else(|| {
+                        let (tokens, reads) = opaque(*n)?;
+                        again(tokens, reads)
+                    })?,
+                };
+                Some((*v, tokens))
+            })
+            .collect();
+        self.dense_len.extend(lengths);
         // Arguments of calls, but not literals: their type comes from the callee's parameter,
         // which the reverse sweep does not see. Only reads of variables of a number type and
         // elements read by value (so `Copy`): the call may have moved anything else.

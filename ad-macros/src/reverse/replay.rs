@@ -268,6 +268,9 @@ impl<'a> Reverse<'a> {
         if self.is_slice(var) {
             let bar = bar_ident(var);
             quote!(#krate::__private::slice_acc_at(#bar, #at, #g);)
+        } else if self.is_dense(var) {
+            let x = x_ident(var);
+            quote!(#krate::__private::slice_acc_at(&mut #x, #at, #g);)
         } else if self.var_contributed.contains(&var.0) {
             let (x, k) = (x_ident(var), k_ident(var));
             quote!(#krate::__private::acc_at(&mut #x, &#k, #at, #g);)

@@ -134,6 +134,14 @@ impl<'a> Reverse<'a> {
                     };
                     // Linear: a zero adjoint adds zeros to the buffer.
                     self.with_adjoint_linear(*out, quote!(#krate::__private::#f(#bar, #at, #g);))
+                } else if self.is_dense(*var) {
+                    let x = x_ident(*var);
+                    let f = if each {
+                        quote!(slice_acc_each)
+                    } else {
+                        quote!(slice_acc_at)
+                    };
+                    self.with_adjoint_linear(*out, quote!(#krate::__private::#f(&mut #x, #at, #g);))
                 } else if self.var_contributed.contains(&var.0) {
                     let (x, k) = (x_ident(*var), k_ident(*var));
                     let f = if each {
@@ -167,6 +175,14 @@ impl<'a> Reverse<'a> {
                     let add = self.acc(*value, quote!(#g));
                     quote! {
                         if let ::core::option::Option::Some(#g) = #krate::__private::slice_take_at(#bar, #at) {
+                            #add
+                        }
+                    }
+                } else if self.is_dense(*var) {
+                    let x = x_ident(*var);
+                    let add = self.acc(*value, quote!(#g));
+                    quote! {
+                        if let ::core::option::Option::Some(#g) = #krate::__private::slice_take_at(&mut #x, #at) {
                             #add
                         }
                     }
@@ -499,7 +515,12 @@ impl<'a> Reverse<'a> {
                 }
                 let x = x_ident(*var);
                 let add = self.acc(*v, quote!(#g));
-                quote!(if let ::core::option::Option::Some(#g) = #krate::__private::take_linear(&mut #x) { #add })
+                let take = if self.is_dense(*var) {
+                    quote!(dense_take)
+                } else {
+                    quote!(take_linear)
+                };
+                quote!(if let ::core::option::Option::Some(#g) = #krate::__private::#take(&mut #x) { #add })
             }
             Inst::Block { out, block } => {
                 let mut ts = TokenStream::new();
