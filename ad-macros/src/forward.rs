@@ -167,6 +167,9 @@ impl<'a> Forward<'a> {
     fn assert_no_derivative(&self, ty: &syn::Type) -> TokenStream {
         let span = syn::spanned::Spanned::span(ty);
         let krate = crate::expand::respan(self.krate, span);
+        if crate::lower::const_of(ty).is_some() {
+            return quote_spanned!(span=> <#ty as #krate::__private::IsConst>::__assert(););
+        }
         quote_spanned!(span=> <#ty as #krate::__private::NoDerivative>::__assert();)
     }
 
@@ -341,8 +344,19 @@ impl<'a> Forward<'a> {
                         });
                     return self.def(*out, call, None);
                 }
-                let mut targs: Vec<TokenStream> =
-                    args.iter().map(|a| self.t_or_zero(*a, al)).collect();
+                // An argument without a tangent gets the zero of the callee's parameter kind:
+                // `NoTangent` for an `ad::Const` slice, which has no `Differentiable` zero.
+                let mut targs: Vec<TokenStream> = args
+                    .iter()
+                    .map(|a| {
+                        if self.active(*a) {
+                            self.t(*a, al)
+                        } else {
+                            let p = self.p(*a, al);
+                            quote!(#krate::__private::zero_shadow(&#p))
+                        }
+                    })
+                    .collect();
                 // A `&mut [T]` output passed on is lent to the callee, with its tangents.
                 let slices = &self.slices;
                 let mut pargs = pargs;
@@ -580,6 +594,9 @@ impl<'a> Forward<'a> {
 
 /// The type of a parameter's tangent: `Tan<T>`, or a slice of tangents for a slice.
 pub(crate) fn tangent_type(krate: &TokenStream, ty: &syn::Type) -> TokenStream {
+    if crate::lower::const_of(ty).is_some() {
+        return quote!(#krate::__private::NoTangent);
+    }
     match crate::lower::slice_of(ty) {
         Some((true, e)) => quote!(&mut [<#e as #krate::__private::Differentiable>::Tangent]),
         Some((false, e)) => quote!(&[<#e as #krate::__private::Differentiable>::Tangent]),

@@ -84,8 +84,43 @@ pub(crate) fn type_name(ty: &Type) -> Option<String> {
     }
 }
 
-/// Whether a type certainly carries no derivative (integers, `bool`, `char`, `()`, tuples of these).
+/// For `Const<T>`, which `#[differentiable]` takes for `ad::Const` by its name (generated code
+/// asserts that it is): `T`.
+pub fn const_of(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(a)
+                    if last.ident == "Const" && a.args.len() == 1 =>
+                {
+                    match &a.args[0] {
+                        syn::GenericArgument::Type(t) => Some(t),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            }
+        }
+        Type::Paren(p) => const_of(&p.elem),
+        Type::Group(g) => const_of(&g.elem),
+        _ => None,
+    }
+}
+
+/// Whether a parameter of this type holds elements the function cannot write: `&[T]`, an
+/// array, or a `Const` of one.
+pub fn read_only_seq(ty: &Type) -> bool {
+    let ty = const_of(ty).unwrap_or(ty);
+    slice_of(ty).is_some_and(|(m, _)| !m) || matches!(ty, Type::Array(_))
+}
+
+/// Whether a type certainly carries no derivative (integers, `bool`, `char`, `()`, tuples of
+/// these, `Const<T>`).
 pub fn known_inactive(ty: &Type) -> bool {
+    if const_of(ty).is_some() {
+        return true;
+    }
     match ty {
         Type::Tuple(t) => t.elems.iter().all(known_inactive),
         Type::Paren(p) => known_inactive(&p.elem),
@@ -303,9 +338,16 @@ impl Lower {
             match arg {
                 FnArg::Receiver(r) => self.errors.push(err(r, "#[differentiable] does not support methods; write a free function that takes the value as an argument")),
                 FnArg::Typed(pt) => {
-                    let slice_ok = slice_of(&pt.ty).is_some_and(|(_, e)| supported_value_type(e));
-                    if !slice_ok && !supported_value_type(&pt.ty) {
-                        self.errors.push(err(&pt.ty, "#[differentiable] supports parameters that are floats, integers, bools, arrays `[T; N]`, `Vec<T>`, tuples of these, `&[T]` or `&mut [T]`; pass the values in one of those"));
+                    let slice_ok = |t: &Type| slice_of(t).is_some_and(|(_, e)| supported_value_type(e));
+                    let ok = match const_of(&pt.ty) {
+                        // `Const<&[T]>` or `Const` of a value.
+                        Some(t) => slice_of(t).is_some_and(|(m, e)| !m && supported_value_type(e)) || supported_value_type(t),
+                        None => slice_ok(&pt.ty) || supported_value_type(&pt.ty),
+                    };
+                    if const_of(&pt.ty).and_then(slice_of).is_some_and(|(m, _)| m) {
+                        self.errors.push(err(&pt.ty, "a slice the function writes cannot be held constant: take it as `&mut [T]`, whose derivative is taken, or take the data as `Const<&[T]>` and write a slice of your own"));
+                    } else if !ok {
+                        self.errors.push(err(&pt.ty, "#[differentiable] supports parameters that are floats, integers, bools, arrays `[T; N]`, `Vec<T>`, tuples of these, `&[T]`, `&mut [T]`, and `ad::Const<T>` of a `&[T]` or of a value; pass the values in one of those"));
                     }
                     let (ident, mutable) = match &*pt.pat {
                         Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => (p.ident.clone(), p.mutability.is_some()),

@@ -691,6 +691,14 @@ impl<'a> Reverse<'a> {
                 continue;
             }
             params.push(quote!(#m #ident: #ty));
+            // Held constant: no adjoint at all.
+            if crate::lower::const_of(ty).is_some() {
+                let none = quote!(#krate::__private::NoTangent);
+                zeros.push(none.clone());
+                adjoints_out.push(none.clone());
+                tangent_types.push(none);
+                continue;
+            }
             let z = hyg(&format!("__z{k}"));
             shapes.push(quote!(let #z = #krate::__private::zero(&#ident);));
             zeros.push(quote!(#z));

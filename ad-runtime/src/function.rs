@@ -606,7 +606,7 @@ pub trait Deferred<R, Args> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a function that `ad` can differentiate",
     label = "not a function `ad` can differentiate",
-    note = "`ad` differentiates Rust functions of up to 8 arguments whose arguments are floats, integers, bools, tuples, arrays, `Vec`s, `&[T]` or `&mut [T]`, with a result of the same kinds other than slices",
+    note = "`ad` differentiates Rust functions of up to 8 arguments whose arguments are floats, integers, bools, tuples, arrays, `Vec`s, `&[T]`, `&mut [T]` or `ad::Const<T>`, with a result of the same kinds other than slices",
     note = "if it is an `extern \"C\"` function: those do not implement Rust's `Fn` traits; wrap it in a Rust function that calls it and give the wrapper the rule"
 )]
 pub trait Function<Args>: Copy + Send + Sync + 'static {

@@ -1,6 +1,7 @@
 //! Run-time support of the `ad` crate. Users depend on `ad`, which re-exports what is public here.
 
 mod api;
+mod constant;
 mod dispatch;
 mod error;
 mod function;
@@ -10,6 +11,7 @@ mod tangent;
 mod tape;
 
 pub use api::{grad, jvp, try_jvp, try_value_and_grad, try_vjp, value_and_grad, vjp, vjp_into};
+pub use constant::{Const, ConstSlice};
 pub use error::Error;
 pub use function::{
     Arg, Dup, DupMut, ForwardClosure, Function, Param, ReverseClosure, Slice, SliceMut, Tan,
@@ -23,6 +25,7 @@ pub use tangent::{
 pub mod __private {
     pub use crate::__register_rule as register_rule;
     pub use crate::api::last_tape_high_water;
+    pub use crate::constant::IsConst;
     pub use crate::dispatch::CallSite;
     pub use crate::function::Function;
     #[cfg(not(feature = "inventory"))]

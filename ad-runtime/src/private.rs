@@ -17,6 +17,13 @@ pub fn zero<T: crate::Differentiable>(value: &T) -> T::Tangent {
     value.zero_tangent()
 }
 
+/// The zero tangent of an argument passed without one to a differentiable callee: its
+/// parameter kind's zero (`NoTangent` for an `ad::Const` slice).
+#[inline(always)]
+pub fn zero_shadow<T: crate::Param>(value: &T) -> T::Shadow {
+    value.zero_shadow()
+}
+
 /// How the reverse sweep holds an adjoint while it builds it.
 ///
 /// A float is held as itself, zero until something is added: no tag to test on each

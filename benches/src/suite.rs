@@ -13,6 +13,7 @@ use crate::problems::rosenbrock::{
     rosenbrock, rosenbrock_generic, rosenbrock_gradient, rosenbrock_slice,
 };
 use crate::real::Adr;
+use ad::{Const, NoTangent};
 use std::hint::black_box;
 
 /// A way of computing a problem's value or derivative.
@@ -329,9 +330,9 @@ impl GmmProblem {
                 &g.alphas[..],
                 &g.means[..],
                 &g.icf[..],
-                &g.x[..],
-                g.gamma,
-                g.m,
+                Const(&g.x[..]),
+                Const(g.gamma),
+                Const(g.m),
             ),
         );
         let mut flat = ga;
@@ -391,11 +392,11 @@ impl Problem for GmmProblem {
                 &g.alphas[..],
                 &g.means[..],
                 &g.icf[..],
-                &g.x[..],
-                g.gamma,
-                g.m,
+                Const(&g.x[..]),
+                Const(g.gamma),
+                Const(g.m),
             ),
-            (da, dm, di, &vec![0.0; g.x.len()][..], 0.0, 0.0),
+            (da, dm, di, NoTangent, NoTangent, NoTangent),
         );
         assert_close(
             "ad JVP vs gradient",
@@ -426,7 +427,6 @@ impl Problem for GmmProblem {
         let dir = &self.dir;
         let (da, dm, di) = self.split(dir);
         let split = move |v| self.split(v);
-        let zx = vec![0.0; g.x.len()];
         let mut cases = vec![
             (
                 Method::Primal,
@@ -448,9 +448,9 @@ impl Problem for GmmProblem {
                         black_box(&g.alphas[..]),
                         black_box(&g.means[..]),
                         black_box(&g.icf[..]),
-                        &g.x[..],
-                        g.gamma,
-                        g.m,
+                        Const(&g.x[..]),
+                        Const(g.gamma),
+                        Const(g.m),
                     ));
                 }),
             ),
@@ -463,11 +463,11 @@ impl Problem for GmmProblem {
                             black_box(&g.alphas[..]),
                             black_box(&g.means[..]),
                             black_box(&g.icf[..]),
-                            &g.x[..],
-                            g.gamma,
-                            g.m,
+                            Const(&g.x[..]),
+                            Const(g.gamma),
+                            Const(g.m),
                         ),
-                        (da, dm, di, &zx[..], 0.0, 0.0),
+                        (da, dm, di, NoTangent, NoTangent, NoTangent),
                     ));
                 }),
             ),
@@ -480,9 +480,9 @@ impl Problem for GmmProblem {
                             black_box(&g.alphas[..]),
                             black_box(&g.means[..]),
                             black_box(&g.icf[..]),
-                            &g.x[..],
-                            g.gamma,
-                            g.m,
+                            Const(&g.x[..]),
+                            Const(g.gamma),
+                            Const(g.m),
                         ),
                     ));
                 }),
@@ -568,7 +568,7 @@ fn ba_parts(p: &[f64; 15]) -> ([f64; 11], [f64; 3], f64) {
 
 /// `ad`'s reverse-mode Jacobian of one observation, row-major.
 pub fn ba_ad_reverse(o: &Observation) -> [f64; 30] {
-    let (_, pullback) = ad::vjp(ba_residual, (o.cam, o.x, o.w, o.feat));
+    let (_, pullback) = ad::vjp(ba_residual, (o.cam, o.x, o.w, Const(o.feat)));
     let mut out = [0.0; 30];
     for r in 0..2 {
         let mut seed = [0.0; 2];
@@ -590,8 +590,8 @@ pub fn ba_ad_forward(o: &Observation) -> [f64; 30] {
         let (dc, dx, dw) = ba_parts(&e);
         let (_, t) = ad::jvp(
             ba_residual,
-            (o.cam, o.x, o.w, o.feat),
-            (dc, dx, dw, [0.0; 2]),
+            (o.cam, o.x, o.w, Const(o.feat)),
+            (dc, dx, dw, NoTangent),
         );
         out[i] = t[0];
         out[15 + i] = t[1];
@@ -645,7 +645,7 @@ impl Problem for Ba {
                 Method::Primal,
                 Case::new("primal", move || {
                     for o in black_box(obs) {
-                        black_box(ba_residual(o.cam, o.x, o.w, o.feat));
+                        black_box(ba_residual(o.cam, o.x, o.w, Const(o.feat)));
                     }
                 }),
             ),
@@ -664,8 +664,8 @@ impl Problem for Ba {
                         let (dc, dx, dw) = ba_parts(d);
                         black_box(ad::jvp(
                             ba_residual,
-                            (o.cam, o.x, o.w, o.feat),
-                            (dc, dx, dw, [0.0; 2]),
+                            (o.cam, o.x, o.w, Const(o.feat)),
+                            (dc, dx, dw, NoTangent),
                         ));
                     }
                 }),
@@ -789,8 +789,8 @@ impl Problem for MlpProblem {
                 &m.b1[..],
                 &m.w2[..],
                 &m.b2[..],
-                &m.x[..],
-                &m.y[..],
+                Const(&m.x[..]),
+                Const(&m.y[..]),
             ),
         );
         let mut grad = g1;
@@ -816,17 +816,10 @@ impl Problem for MlpProblem {
                 &m.b1[..],
                 &m.w2[..],
                 &m.b2[..],
-                &m.x[..],
-                &m.y[..],
+                Const(&m.x[..]),
+                Const(&m.y[..]),
             ),
-            (
-                w1,
-                b1,
-                w2,
-                b2,
-                &vec![0.0; m.x.len()][..],
-                &vec![0.0; m.y.len()][..],
-            ),
+            (w1, b1, w2, b2, NoTangent, NoTangent),
         );
         let mut buf = Vec::new();
         let [(_, dn)] = dual_jvp(|q| [m.at(q)], &self.p, &self.dir, &mut buf);
@@ -848,15 +841,15 @@ impl Problem for MlpProblem {
         let dir = &self.dir;
         let [dw1, db1, dw2, db2] = self.split(dir);
         let split = move |v| self.split(v);
-        let (zx, zy) = (vec![0.0; m.x.len()], vec![0.0; m.y.len()]);
+
         let args = move || {
             (
                 black_box(&m.w1[..]),
                 black_box(&m.b1[..]),
                 black_box(&m.w2[..]),
                 black_box(&m.b2[..]),
-                &m.x[..],
-                &m.y[..],
+                Const(&m.x[..]),
+                Const(&m.y[..]),
             )
         };
         vec![
@@ -886,7 +879,7 @@ impl Problem for MlpProblem {
                     black_box(ad::jvp(
                         mlp_loss,
                         args(),
-                        (dw1, db1, dw2, db2, &zx[..], &zy[..]),
+                        (dw1, db1, dw2, db2, NoTangent, NoTangent),
                     ));
                 }),
             ),

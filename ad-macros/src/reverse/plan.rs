@@ -43,16 +43,27 @@ impl<'a> Reverse<'a> {
         });
         let mut loop_vars: HashSet<u32> = HashSet::new();
         let mut bound: HashMap<u32, Src> = HashMap::new();
+        // Reads of an `ad::Const` parameter of a `Copy` kind (a shared slice, a number, an
+        // array of numbers), directly or through locals bound once to it: `Copy`, so computed
+        // again where a call takes them.
+        let copy_const = |t: &syn::Type| {
+            crate::lower::const_of(t).is_some_and(|c| {
+                crate::lower::slice_of(c).is_some_and(|(m, _)| !m)
+                    || is_number_type(c)
+                    || matches!(c, syn::Type::Array(a) if is_number_type(&a.elem))
+            })
+        };
+        let (mut const_reads, mut const_bound) = (HashSet::new(), HashSet::new());
         self.plan_replays(&self.func.body, &stable, &mut Vec::new(), &mut loop_vars);
         // A slice or array parameter the function never writes: its elements can be read again.
         let func = self.func;
         let read_again = |var: Var| {
             params.contains(&var.0)
                 && !assigned.contains(&var.0)
-                && func.vars[var.0 as usize].ty.as_ref().is_some_and(|t| {
-                    crate::lower::slice_of(t).is_some_and(|(m, _)| !m)
-                        || matches!(t, syn::Type::Array(_))
-                })
+                && func.vars[var.0 as usize]
+                    .ty
+                    .as_ref()
+                    .is_some_and(crate::lower::read_only_seq)
         };
         let kept = if local_macros {
             kept::Candidates::default()
@@ -101,6 +112,13 @@ impl<'a> Reverse<'a> {
                     if stable.contains(&var.0) && !self.func.values[out.0 as usize].needs_copy =>
                 {
                     defs.insert(out.0, Src::Inline(quote!(#ident)));
+                    if func.vars[var.0 as usize]
+                        .ty
+                        .as_ref()
+                        .is_some_and(copy_const)
+                    {
+                        const_reads.insert(out.0);
+                    }
                 }
                 // The loop variable of a replayed loop, under the name the reverse sweep binds.
                 Inst::Read { out, var, .. }
@@ -117,6 +135,9 @@ impl<'a> Reverse<'a> {
                 } if !assigned.contains(&var.0) => {
                     if let Some(src @ (Src::Inline(_) | Src::Literal(_))) = defs.get(&init.0) {
                         bound.insert(var.0, src.clone());
+                        if const_reads.contains(&init.0) {
+                            const_bound.insert(var.0);
+                        }
                     }
                 }
                 Inst::Read { out, var, .. }
@@ -124,6 +145,9 @@ impl<'a> Reverse<'a> {
                         && !self.func.values[out.0 as usize].needs_copy =>
                 {
                     defs.insert(out.0, bound[&var.0].clone());
+                    if const_bound.contains(&var.0) {
+                        const_reads.insert(out.0);
+                    }
                 }
                 // An element of a slice or array parameter the function never writes, at an
                 // index the reverse sweep has: read again.
@@ -155,10 +179,7 @@ impl<'a> Reverse<'a> {
                     && self.func.vars[reads[0].0 as usize]
                         .ty
                         .as_ref()
-                        .is_some_and(|t| {
-                            crate::lower::slice_of(t).is_some_and(|(m, _)| !m)
-                                || matches!(t, syn::Type::Array(_))
-                        })
+                        .is_some_and(crate::lower::read_only_seq)
                     && is_len_of(tokens, &self.func.vars[reads[0].0 as usize].ident) =>
                 {
                     defs.insert(out.0, Src::Inline(tokens.clone()));
@@ -241,6 +262,8 @@ impl<'a> Reverse<'a> {
                     is_number_type(t)
                         || crate::lower::slice_of(t).is_some()
                         || matches!(t, syn::Type::Array(a) if is_number_type(&a.elem))
+                        || crate::lower::const_of(t)
+                            .is_some_and(|c| crate::lower::slice_of(c).is_some())
                 });
                 let to = if stable.contains(&r.0) && kept {
                     let ident = &self.func.vars[r.0 as usize].ident;
@@ -304,13 +327,16 @@ impl<'a> Reverse<'a> {
             .collect();
         self.dense_len.extend(lengths);
         // Arguments of calls, but not literals: their type comes from the callee's parameter,
-        // which the reverse sweep does not see. Only reads of variables of a number type and
-        // elements read by value (so `Copy`): the call may have moved anything else.
+        // which the reverse sweep does not see. Only reads of variables of a number type or
+        // an `ad::Const` of a `Copy` kind (or a local bound to one), and elements read by
+        // value: the call may have moved anything else. (A `Const` slice could not be kept on
+        // the tape in any case.)
         let copied_read = |v: Value| {
             insts.iter().any(|inst| match inst {
                 Inst::Read { out, var, .. } => {
                     *out == v
                         && (loop_vars.contains(&var.0)
+                            || const_reads.contains(&out.0)
                             || self.func.vars[var.0 as usize]
                                 .ty
                                 .as_ref()

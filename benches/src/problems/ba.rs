@@ -6,12 +6,12 @@
 
 use crate::data::Rng;
 use crate::real::Real;
-use ad::differentiable;
+use ad::{Const, differentiable};
 
-/// The residual `w (f u + (u0, v0) - feat)` as `ad` differentiates it (`feat` carries a
-/// derivative too, since `#[differentiable]` cannot mark an argument inactive yet).
+/// The residual `w (f u + (u0, v0) - feat)` as `ad` differentiates it, the feature held
+/// constant.
 #[differentiable]
-pub fn ba_residual(cam: [f64; 11], x: [f64; 3], w: f64, feat: [f64; 2]) -> [f64; 2] {
+pub fn ba_residual(cam: [f64; 11], x: [f64; 3], w: f64, feat: Const<[f64; 2]>) -> [f64; 2] {
     let p0 = x[0] - cam[3];
     let p1 = x[1] - cam[4];
     let p2 = x[2] - cam[5];

@@ -7,19 +7,18 @@
 
 use crate::data::Rng;
 use crate::real::Real;
-use ad::differentiable;
+use ad::{Const, differentiable};
 
-/// The objective as `ad` differentiates it. `#[differentiable]` has no way yet to mark an
-/// argument inactive, so the data `x` carries a derivative too: `ad`'s gradient computes
-/// `df/dx` (n d more adjoints) that the peers, given `x` as constants, skip.
+/// The objective as `ad` differentiates it: the data `x` and the prior's `gamma` and `m` are
+/// held constant (`ad::Const`), as the peers, given them as constants, hold them.
 #[differentiable]
 pub fn gmm_objective(
     alphas: &[f64],
     means: &[f64],
     icf: &[f64],
-    x: &[f64],
-    gamma: f64,
-    m: f64,
+    x: Const<&[f64]>,
+    gamma: Const<f64>,
+    m: Const<f64>,
 ) -> f64 {
     let k = alphas.len();
     let d = means.len() / k;
@@ -89,13 +88,13 @@ pub fn gmm_objective(
         for j in d..icf_sz {
             fro += icf[c * icf_sz + j] * icf[c * icf_sz + j];
         }
-        prior += 0.5 * gamma * gamma * fro - m * sum_qs[c];
+        prior += 0.5 * gamma.0 * gamma.0 * fro - m.0 * sum_qs[c];
     }
     slse - (n as f64) * lse_alphas + prior
 }
 
-/// The primal baseline: the same source as [`gmm_objective`], on slices (what `ad` will take
-/// once slice parameters are supported), so that no argument is cloned per call.
+/// The primal baseline: the same source as [`gmm_objective`], the data as plain slices and
+/// numbers.
 pub fn gmm_slices(
     alphas: &[f64],
     means: &[f64],

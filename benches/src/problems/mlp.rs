@@ -3,12 +3,18 @@
 
 use crate::data::Rng;
 use crate::real::Real;
-use ad::differentiable;
+use ad::{Const, differentiable};
 
-/// The loss as `ad` differentiates it; the data `x`, `y` carry derivatives too (no way yet to
-/// mark them inactive).
+/// The loss as `ad` differentiates it, the data `x`, `y` held constant.
 #[differentiable]
-pub fn mlp_loss(w1: &[f64], b1: &[f64], w2: &[f64], b2: &[f64], x: &[f64], y: &[f64]) -> f64 {
+pub fn mlp_loss(
+    w1: &[f64],
+    b1: &[f64],
+    w2: &[f64],
+    b2: &[f64],
+    x: Const<&[f64]>,
+    y: Const<&[f64]>,
+) -> f64 {
     let hn = b1.len();
     let on = b2.len();
     let inn = w1.len() / hn;
