@@ -200,7 +200,7 @@ fn no_room() -> ! {
 /// A value that can be stored on the [`Tape`].
 #[diagnostic::on_unimplemented(
     message = "#[differentiable] cannot keep a `{Self}` for the reverse sweep",
-    note = "the reverse sweep keeps the values it needs that it cannot compute again; a slice held constant (`ad::Const<&[T]>`) is read again only where it is a parameter the function does not assign: pass the parameter itself rather than a local bound to it"
+    note = "the reverse sweep keeps the values it needs that it cannot compute again; a slice held constant (`ad::Const<&[T]>`) is read again where it is a parameter the function does not assign, or a local bound once to one: pass that rather than a local assigned again"
 )]
 pub trait Tapeable: Sized {
     /// How many words the value takes, if every value of the type takes the same number.
