@@ -247,3 +247,36 @@ fn a_constant_walked_by_iterator() {
         assert!(close(d, want), "{d} against {want} at {i}");
     }
 }
+
+/// Constants of a value kind passed on to a callee: an array (`Copy`, read again by the
+/// reverse sweep), a `Vec` (cloned for the call and kept) and a number.
+#[differentiable]
+fn weighted(a: f64, c: Const<[f64; 2]>, v: Const<Vec<f64>>, s: Const<f64>) -> f64 {
+    (a * c[0]).sin() * v[1] + s.0 * a * c[1]
+}
+
+#[differentiable]
+fn passes_values(a: f64, c: Const<[f64; 2]>, v: Const<Vec<f64>>, s: Const<f64>) -> f64 {
+    let u = weighted(a * a, c, v.clone(), s);
+    u * a + weighted(a, c, v, s)
+}
+
+#[test]
+fn constant_values_passed_on_to_a_callee() {
+    let _turn = RULES.lock().unwrap_or_else(|e| e.into_inner());
+    let (a, c, v, s) = (0.9, [0.4, -1.1], vec![2.0, 0.7], 1.3);
+    let f = |p: &[f64]| passes_values(p[0], Const(c), Const(v.clone()), Const(s));
+    let want = fd(&f, &[a], 0);
+    let args = (a, Const(c), Const(v.clone()), Const(s));
+    let (_, (g, gc, gv, gs)) = ad::value_and_grad(passes_values, args.clone());
+    let (_, d) = ad::jvp(
+        passes_values,
+        args.clone(),
+        (1.0, NoTangent, NoTangent, NoTangent),
+    );
+    let (_, pullback) = ad::vjp(passes_values, args);
+    assert_eq!((gc, gv, gs), (NoTangent, NoTangent, NoTangent));
+    assert!(close(g, want), "{g} against {want}");
+    assert!(close(d, want), "{d} against {want}");
+    assert!(close(pullback(1.0).0, want));
+}

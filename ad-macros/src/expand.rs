@@ -282,8 +282,10 @@ pub fn call_site(
             quote! {
                 {
                     #static_site
-                    let #arguments = #values;
+                    // The tangents first: a zero tangent borrows its argument, which the
+                    // argument tuple then takes (a `Vec` moved into the call).
                     let #tangents = #tangent_values;
+                    let #arguments = #values;
                     #fitter
                     let (#arguments, #tangents) = #pair;
                     #function(#callee, &#site, #arguments, #tangents)

@@ -84,15 +84,14 @@ pub(crate) fn type_name(ty: &Type) -> Option<String> {
     }
 }
 
-/// For `Const<T>`, which `#[differentiable]` takes for `ad::Const` by its name (generated code
-/// asserts that it is): `T`.
-pub fn const_of(ty: &Type) -> Option<&Type> {
+/// For `Name<T>` (a path ending in `name` with one type argument, in parentheses or not): `T`.
+pub(crate) fn generic_of<'t>(ty: &'t Type, name: &str) -> Option<&'t Type> {
     match ty {
         Type::Path(p) if p.qself.is_none() => {
             let last = p.path.segments.last()?;
             match &last.arguments {
                 syn::PathArguments::AngleBracketed(a)
-                    if last.ident == "Const" && a.args.len() == 1 =>
+                    if last.ident == name && a.args.len() == 1 =>
                 {
                     match &a.args[0] {
                         syn::GenericArgument::Type(t) => Some(t),
@@ -102,10 +101,16 @@ pub fn const_of(ty: &Type) -> Option<&Type> {
                 _ => None,
             }
         }
-        Type::Paren(p) => const_of(&p.elem),
-        Type::Group(g) => const_of(&g.elem),
+        Type::Paren(p) => generic_of(&p.elem, name),
+        Type::Group(g) => generic_of(&g.elem, name),
         _ => None,
     }
+}
+
+/// For `Const<T>`, which `#[differentiable]` takes for `ad::Const` by its name (generated code
+/// asserts that it is): `T`.
+pub fn const_of(ty: &Type) -> Option<&Type> {
+    generic_of(ty, "Const")
 }
 
 /// Whether a parameter of this type holds elements the function cannot write: `&[T]`, an
@@ -338,15 +343,13 @@ impl Lower {
             match arg {
                 FnArg::Receiver(r) => self.errors.push(err(r, "#[differentiable] does not support methods; write a free function that takes the value as an argument")),
                 FnArg::Typed(pt) => {
-                    let slice_ok = |t: &Type| slice_of(t).is_some_and(|(_, e)| supported_value_type(e));
-                    let ok = match const_of(&pt.ty) {
-                        // `Const<&[T]>` or `Const` of a value.
-                        Some(t) => slice_of(t).is_some_and(|(m, e)| !m && supported_value_type(e)) || supported_value_type(t),
-                        None => slice_ok(&pt.ty) || supported_value_type(&pt.ty),
-                    };
-                    if const_of(&pt.ty).and_then(slice_of).is_some_and(|(m, _)| m) {
+                    // A value, `&[T]`, `&mut [T]`, or `Const` of a value or of a `&[T]`.
+                    let held = const_of(&pt.ty);
+                    let ty = held.unwrap_or(&pt.ty);
+                    let slice = slice_of(ty).filter(|(_, e)| supported_value_type(e));
+                    if held.is_some() && slice.is_some_and(|(m, _)| m) {
                         self.errors.push(err(&pt.ty, "a slice the function writes cannot be held constant: take it as `&mut [T]`, whose derivative is taken, or take the data as `Const<&[T]>` and write a slice of your own"));
-                    } else if !ok {
+                    } else if slice.is_none() && !supported_value_type(ty) {
                         self.errors.push(err(&pt.ty, "#[differentiable] supports parameters that are floats, integers, bools, arrays `[T; N]`, `Vec<T>`, tuples of these, `&[T]`, `&mut [T]`, and `ad::Const<T>` of a `&[T]` or of a value; pass the values in one of those"));
                     }
                     let (ident, mutable) = match &*pt.pat {

@@ -60,6 +60,8 @@ impl<T> Deref for Const<T> {
 }
 
 /// A value held constant has no tangent, whatever tangent its contents would have.
+// Only for values (`T: Differentiable`): that makes `Const<T>` a `Param` through the blanket
+// impl for values, which would otherwise overlap the impl for `Const<&[E]>` below.
 impl<T: Differentiable + Clone + 'static> Differentiable for Const<T> {
     type Tangent = NoTangent;
     #[inline(always)]

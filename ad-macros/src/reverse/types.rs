@@ -38,21 +38,7 @@ impl Float {
             Type::Paren(p) => Float::of_elements(&p.elem),
             Type::Group(g) => Float::of_elements(&g.elem),
             Type::Array(a) => Float::of(&a.elem),
-            Type::Path(p) if p.qself.is_none() => {
-                let last = p.path.segments.last()?;
-                match &last.arguments {
-                    syn::PathArguments::AngleBracketed(args)
-                        if last.ident == "Vec" && args.args.len() == 1 =>
-                    {
-                        match &args.args[0] {
-                            syn::GenericArgument::Type(t) => Float::of(t),
-                            _ => None,
-                        }
-                    }
-                    _ => None,
-                }
-            }
-            _ => None,
+            _ => crate::lower::generic_of(ty, "Vec").and_then(Float::of),
         }
     }
 
