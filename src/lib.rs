@@ -59,10 +59,10 @@ pub use ad_macros::differentiable;
 pub use ad_macros::custom_rule;
 
 pub use ad_runtime::{
-    Accumulate, Arg, Const, ConstSlice, Differentiable, Dup, DupMut, Error, ForwardClosure,
-    Function, Linear, Location, Mode, NoDerivative, NoTangent, Origin, Param, ReverseClosure, Seed,
-    ShapeMismatch, Slice, SliceMut, Tan, grad, jvp, try_jvp, try_value_and_grad, try_vjp,
-    value_and_grad, vjp, vjp_into,
+    Accumulate, Arg, ArrayRef, Const, ConstSlice, Differentiable, Dup, DupMut, Error,
+    ForwardClosure, Function, Linear, Location, Mode, NoDerivative, NoTangent, Origin, Param, Real,
+    ReverseClosure, Seed, ShapeMismatch, Slice, SliceMut, Tan, grad, jvp, try_jvp,
+    try_value_and_grad, try_vjp, value_and_grad, vjp, vjp_into,
 };
 
 /// Rules registered at run time.

@@ -114,7 +114,7 @@ fn block(func: &Func, b: &Block, act: &mut Activity, changed: &mut bool) {
                 let x = args.iter().any(|a| act.value(*a));
                 set_value(act, *out, x, changed);
             }
-            Inst::Cast { out, a, ty } => {
+            Inst::Cast { out, a, ty, .. } => {
                 let x = act.value(*a) && !known_inactive(ty);
                 set_value(act, *out, x, changed);
             }

@@ -389,6 +389,7 @@ fn combined(errors: Vec<syn::Error>) -> Option<syn::Error> {
 /// A function lowered to the IR and analysed, or all the errors found in it.
 fn lower_and_check(func: &ItemFn) -> syn::Result<(crate::ir::Func, activity::Activity)> {
     let mut errors = check_signature_types(&func.sig);
+    errors.extend(crate::generics::check(&func.sig.generics, "differentiable"));
     let ir = match Lower::new().function(func) {
         Ok(ir) => ir,
         Err(e) => {
@@ -421,22 +422,40 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
     let name = &func.sig.ident;
     let name_str = syn::ext::IdentExt::unraw(name).to_string();
     let here = location(krate, name.span());
-    let callees = callee_list(krate, &fwd.callees);
-    let entry = |parts_fn: &str, rule_fn: &Ident, mode: &str| {
+    // The callees of a generic function are instantiated with it: not listed for now.
+    let callees = if func.sig.generics.type_params().next().is_some() {
+        Vec::new()
+    } else {
+        callee_list(krate, &fwd.callees)
+    };
+    // A loader: the function and its generated rule of one mode, at one instantiation.
+    let loader = |parts_fn: &str, rule_fn: &Ident, turbofish: &TokenStream| {
         let (rule, info) = loader_locals();
         // On the function's name: a signature `ad` cannot differentiate is reported there.
         let parts_fn = Ident::new(parts_fn, name.span());
         let krate_at_name = respan(krate, name.span());
-        let parts = quote_spanned!(name.span()=> #krate_at_name::__private::Function::#parts_fn(&#name, #name as usize));
+        let parts = quote_spanned!(name.span()=> #krate_at_name::__private::Function::#parts_fn(&#name #turbofish, #name #turbofish as usize));
+        quote! {
+            {
+                #[allow(unused_assignments)]
+                let (mut #rule, #info) = #parts;
+                #rule = #rule_fn #turbofish;
+                ::core::option::Option::Some((#info, #krate::__private::boxed(#rule)))
+            }
+        }
+    };
+    let reverse_loader = |t: &TokenStream| loader("__reverse_parts", &vjp_name, t);
+    let forward_loader = |t: &TokenStream| loader("__forward_parts", &jvp_name, t);
+    let (loader_items, instantiations) = crate::generics::loaders(
+        krate,
+        &func.sig.generics,
+        &[&reverse_loader, &forward_loader],
+    );
+    let entry = |load: &TokenStream, mode: &str| {
         let mode = Ident::new(mode, Span::call_site());
         quote! {
             #krate::__private::RuleEntry {
-                load: || {
-                    #[allow(unused_assignments)]
-                    let (mut #rule, #info) = #parts;
-                    #rule = #rule_fn;
-                    (#info, #krate::__private::boxed(#rule))
-                },
+                load: #load,
                 mode: #krate::__private::Mode::#mode,
                 origin: #krate::__private::Origin::Generated,
                 rule_name: ::core::concat!(::core::module_path!(), "::", #name_str),
@@ -445,8 +464,10 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
             }
         }
     };
-    let forward_entry = entry("__forward_parts", &jvp_name, "Forward");
-    let reverse_entry = entry("__reverse_parts", &vjp_name, "Reverse");
+    let entries: Vec<TokenStream> = instantiations
+        .iter()
+        .flat_map(|loads| [entry(&loads[0], "Reverse"), entry(&loads[1], "Forward")])
+        .collect();
 
     let fit_items = (!fwd.callees.is_empty()).then(|| fit_items(krate));
 
@@ -461,9 +482,10 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
             #fit_items
             #jvp
             #vjp
+            #loader_items
 
             // Both rules in one registration: one static per function.
-            #krate::__private::register_rule!(#reverse_entry, #forward_entry);
+            #krate::__private::register_rule!(#(#entries),*);
         };
     })
 }
@@ -488,12 +510,7 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
     let args = attr::custom_rule(args);
     let func = parse_fn(item, "custom_rule").and_then(|func| {
         let mut errors = Vec::new();
-        if !func.sig.generics.params.is_empty() {
-            errors.push(syn::Error::new_spanned(
-                &func.sig.generics,
-                "#[custom_rule] functions cannot be generic: a rule has the one signature fixed by the function it is for",
-            ));
-        }
+        errors.extend(crate::generics::check(&func.sig.generics, "custom_rule"));
         if let Some(r) = func.sig.receiver() {
             errors.push(syn::Error::new_spanned(
                 r,
@@ -508,7 +525,7 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
     // Errors in the arguments and in the function, all together.
     let (args, func) = both(args, func)?;
     let krate = &args.krate;
-    let of = &args.of;
+    let of = &crate::generics::of_instantiated(&args.of, &func.sig.generics);
     let rule_ident = &func.sig.ident;
     let rule_str = syn::ext::IdentExt::unraw(rule_ident).to_string();
     let here = location(krate, rule_ident.span());
@@ -529,35 +546,54 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
     let parts = quote_spanned!(of_span=> #krate_at_of::__private::Function::#parts_fn(&#function, #function as usize));
     // Hygienic locals: a rule function named `rule` must not be shadowed by them.
     let (rule, info) = loader_locals();
-    let assign = quote_spanned!(rule_ident.span()=> #rule = #rule_ident;);
-    let load = if let Some(augmented) = &args.augmented {
-        // A reverse rule with residuals: the annotated function is the reverse part, and
-        // `augmented` the forward part; each is checked on its own tokens.
-        let aug = Ident::new("augmented", Span::mixed_site());
-        let aug_span = syn::spanned::Spanned::span(augmented);
-        let residual_parts = quote_spanned!(of_span=> #krate_at_of::__private::Function::__residual_parts(&#function, #function as usize));
-        let assign_aug = quote_spanned!(aug_span=> #aug = #augmented;);
-        quote! {
-            || {
-                #bind_function
-                #[allow(unused_assignments)]
-                let (mut #aug, mut #rule, #info) = #residual_parts;
-                #assign_aug
-                #assign
-                (#info, #krate::__private::boxed(#krate::__private::Function::__split_rule(&#function, #aug, #rule)))
+    // A generic rule is registered at each instantiation, named by turbofish; `of` is then
+    // inferred from the rule's signature.
+    let load = |turbofish: &TokenStream| {
+        let assign = quote_spanned!(rule_ident.span()=> #rule = #rule_ident #turbofish;);
+        if let Some(augmented) = &args.augmented {
+            // A reverse rule with residuals: the annotated function is the reverse part, and
+            // `augmented` the forward part; each is checked on its own tokens.
+            let aug = Ident::new("augmented", Span::mixed_site());
+            let aug_span = syn::spanned::Spanned::span(augmented);
+            let residual_parts = quote_spanned!(of_span=> #krate_at_of::__private::Function::__residual_parts(&#function, #function as usize));
+            let assign_aug = quote_spanned!(aug_span=> #aug = #augmented #turbofish;);
+            quote! {
+                {
+                    #bind_function
+                    #[allow(unused_assignments)]
+                    let (mut #aug, mut #rule, #info) = #residual_parts;
+                    #assign_aug
+                    #assign
+                    ::core::option::Option::Some((#info, #krate::__private::boxed(#krate::__private::Function::__split_rule(&#function, #aug, #rule))))
+                }
             }
-        }
-    } else {
-        quote! {
-            || {
-                #bind_function
-                #[allow(unused_assignments)]
-                let (mut #rule, #info) = #parts;
-                #assign
-                (#info, #krate::__private::boxed(#rule))
+        } else {
+            quote! {
+                {
+                    #bind_function
+                    #[allow(unused_assignments)]
+                    let (mut #rule, #info) = #parts;
+                    #assign
+                    ::core::option::Option::Some((#info, #krate::__private::boxed(#rule)))
+                }
             }
         }
     };
+    let (loader_items, instantiations) =
+        crate::generics::loaders(krate, &func.sig.generics, &[&load]);
+    let entries = instantiations.iter().map(|loads| {
+        let load = &loads[0];
+        quote! {
+            #krate::__private::RuleEntry {
+                load: #load,
+                mode: #krate::__private::Mode::#mode,
+                origin: #krate::__private::Origin::Custom,
+                rule_name: ::core::concat!(::core::module_path!(), "::", #rule_str),
+                location: #here,
+                callees: &[],
+            }
+        }
+    });
 
     Ok(quote! {
         #func
@@ -565,14 +601,8 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
         #[doc(hidden)]
         #[allow(function_casts_as_integer)]
         const _: () = {
-            #krate::__private::register_rule!(#krate::__private::RuleEntry {
-                load: #load,
-                mode: #krate::__private::Mode::#mode,
-                origin: #krate::__private::Origin::Custom,
-                rule_name: ::core::concat!(::core::module_path!(), "::", #rule_str),
-                location: #here,
-                callees: &[],
-            });
+            #loader_items
+            #krate::__private::register_rule!(#(#entries),*);
         };
     })
 }

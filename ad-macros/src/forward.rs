@@ -112,7 +112,12 @@ impl<'a> Forward<'a> {
             let ident = &var.ident;
             let ty = &p.ty;
             let m = var.mutable.then(|| quote!(mut));
-            params.push(quote!(#m #ident: #ty));
+            if p.by_ref {
+                params.push(quote!(#ident: &#ty));
+                reslices.push(quote!(let #m #ident: #ty = ::core::clone::Clone::clone(#ident);));
+            } else {
+                params.push(quote!(#m #ident: #ty));
+            }
             let dty = tangent_type(krate, ty);
             if self.act.var(p.var) {
                 let d = self.var_tangent(p.var);
@@ -151,10 +156,11 @@ impl<'a> Forward<'a> {
             None if is_unit(ret) => Some(quote!(((), #krate::__private::NoTangent))),
             None => None,
         };
+        let (generics, where_clause) = crate::generics::derivative_generics(&func.generics, krate);
         quote! {
             #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unreachable_code, non_snake_case, clippy::all, clippy::pedantic, clippy::nursery)]
             #[inline]
-            fn #name(#(#params),*) -> (#ret, <#ret as #krate::__private::Differentiable>::Tangent) {
+            fn #name #generics(#(#params),*) -> (#ret, <#ret as #krate::__private::Differentiable>::Tangent) #where_clause {
                 #(#checks)*
                 #(#reslices)*
                 #body
@@ -258,13 +264,13 @@ impl<'a> Forward<'a> {
                     (Arith::Add, false, true) => Some(quote!(#tb)),
                     (Arith::Sub, true, true) => Some(quote!(#ta - #tb)),
                     (Arith::Sub, false, true) => Some(quote!(-#tb)),
-                    (Arith::Mul, true, true) => Some(quote!(#s::mul(#pa, #ta, #pb, #tb))),
+                    (Arith::Mul, true, true) => Some(quote!(#s::d_mul(#pa, #ta, #pb, #tb))),
                     (Arith::Mul, true, false) => Some(quote!(#s::mul_l(#ta, #pb))),
                     (Arith::Mul, false, true) => Some(quote!(#s::mul_r(#pa, #tb))),
-                    (Arith::Div, true, true) => Some(quote!(#s::div(#ta, #pb, #tb, #y))),
+                    (Arith::Div, true, true) => Some(quote!(#s::d_div(#ta, #pb, #tb, #y))),
                     (Arith::Div, true, false) => Some(quote!(#s::div_l(#ta, #pb))),
                     (Arith::Div, false, true) => Some(quote!(#s::div_r(#pb, #tb, #y))),
-                    (Arith::Rem, true, true) => Some(quote!(#s::rem(#pa, #ta, #pb, #tb))),
+                    (Arith::Rem, true, true) => Some(quote!(#s::d_rem(#pa, #ta, #pb, #tb))),
                     (Arith::Rem, true, false) => Some(quote!(#s::rem_l(#ta, #pb))),
                     (Arith::Rem, false, true) => Some(quote!(#s::rem_r(#pa, #pb, #tb))),
                 };
@@ -396,13 +402,14 @@ impl<'a> Forward<'a> {
                 );
                 quote!(let (#v, #d) = #call;)
             }
-            Inst::Cast { out, a, ty } => {
+            Inst::Cast { out, a, ty, via } => {
                 let pa = self.p(*a, al);
                 let tangent = self.active(*a).then(|| {
                     let ta = self.t(*a, al);
                     quote!(#krate::__private::ops::cast::<_, #ty>(#pa, #ta))
                 });
-                let mut ts = self.def(*out, quote!(#pa as #ty), tangent);
+                let primal = crate::ir::Conversion::primal(via.as_ref(), &pa, ty);
+                let mut ts = self.def(*out, primal, tangent);
                 if crate::lower::known_inactive(ty) {
                     ts.extend(self.assert_no_derivative(ty));
                 }
@@ -413,10 +420,16 @@ impl<'a> Forward<'a> {
                 let ts: Vec<TokenStream> = elems.iter().map(|e| self.t_or_zero(*e, al)).collect();
                 self.def(*out, quote!((#(#ps,)*)), Some(quote!((#(#ts,)*))))
             }
-            Inst::Field { out, a, index } => {
+            Inst::Field {
+                out,
+                a,
+                index,
+                element,
+            } => {
                 let pa = self.p(*a, al);
                 let ta = self.t(*a, al);
-                self.def(*out, quote!(#pa.#index), Some(quote!(#ta.#index)))
+                let access = crate::ir::field_access(index, *element);
+                self.def(*out, quote!(#pa #access), Some(quote!(#ta #access)))
             }
             Inst::Let { var, init } => {
                 let data = &self.func.vars[var.0 as usize];

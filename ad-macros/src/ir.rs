@@ -101,19 +101,24 @@ pub enum Inst {
         /// exactly as the user wrote it (a mistake in it is then reported once).
         parens: proc_macro2::extra::DelimSpan,
     },
+    /// `a as ty`, or with `via` a conversion written as a call: `T::from(a).unwrap()`.
     Cast {
         out: Value,
         a: Value,
         ty: Type,
+        via: Option<Conversion>,
     },
     Tuple {
         out: Value,
         elems: Vec<Value>,
     },
+    /// A tuple's field `a.0`, or with `element` an array's element at a literal index `a[0]`
+    /// (from an array pattern, `let [x, y] = p;`).
     Field {
         out: Value,
         a: Value,
         index: Index,
+        element: bool,
     },
     Let {
         var: Var,
@@ -373,11 +378,16 @@ impl Block {
 
 pub struct Param {
     pub var: Var,
+    /// The type; for a reference to an array (`&[T; N]`), the array's type: the derivatives
+    /// take the reference and work on a copy of the array.
     pub ty: Type,
+    /// Whether the parameter is a reference to an array of this type.
+    pub by_ref: bool,
 }
 
 pub struct Func {
     pub name: Ident,
+    pub generics: syn::Generics,
     pub params: Vec<Param>,
     pub ret: Type,
     pub body: Block,
@@ -385,6 +395,40 @@ pub struct Func {
     pub vars: Vec<VarData>,
     /// The scrutinees of the `match`es, lowered to `if`s: they must carry no derivative.
     pub scrutinees: Vec<Scrutinee>,
+}
+
+/// How a [`Inst::Field`] reads its part: `.0` of a tuple, `[0]` of an array.
+pub fn field_access(index: &Index, element: bool) -> TokenStream {
+    if element {
+        let k = proc_macro2::Literal::usize_unsuffixed(index.index as usize);
+        quote::quote!([#k])
+    } else {
+        quote::quote!(.#index)
+    }
+}
+
+/// A conversion to a float type written as a call of an associated function of the type and
+/// an unwrap (`T::from(a).unwrap()`, `T::from_f64(a).expect("..")`): differentiated as the cast
+/// `a as T` is, and written again as the user wrote it.
+#[derive(Clone)]
+pub struct Conversion {
+    /// The function, `T::from`.
+    pub callee: TokenStream,
+    /// What follows the call: `.unwrap()` or `.expect(..)`.
+    pub rest: TokenStream,
+}
+
+impl Conversion {
+    /// The primal of a cast of `a` to `ty`, by `via` or by `as`.
+    pub fn primal(via: Option<&Conversion>, a: &TokenStream, ty: &Type) -> TokenStream {
+        match via {
+            None => quote::quote!(#a as #ty),
+            Some(c) => {
+                let (callee, rest) = (&c.callee, &c.rest);
+                quote::quote!(#callee(#a) #rest)
+            }
+        }
+    }
 }
 
 /// What a `match` examines: its value, and the user's tokens and variable for the error if that

@@ -5,6 +5,7 @@ mod activity;
 mod attr;
 mod expand;
 mod forward;
+mod generics;
 mod ir;
 mod lower;
 mod prims;

@@ -40,6 +40,10 @@ pub struct Lower {
     /// Names in the value namespace of the items declared inside the body (`const`, `fn`, `use`,
     /// tuple and unit structs): a variable of the function may not share one.
     item_names: Vec<String>,
+    /// The names of the function's type parameters: `T::from(x).unwrap()` converts to one.
+    type_params: Vec<String>,
+    /// The parameters that are references to arrays (`&[T; N]`).
+    array_refs: Vec<Var>,
     pub errors: Vec<syn::Error>,
 }
 
@@ -137,6 +141,19 @@ pub fn known_inactive(ty: &Type) -> bool {
 /// `f32` or `f64`.
 pub fn is_float_type(ty: &Type) -> bool {
     type_name(ty).is_some_and(|n| prims::is_float_type_name(&n))
+}
+
+/// For a shared reference to an array, `&[E; N]`: the array type.
+pub fn array_ref_of(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
+            Type::Array(_) => Some(&r.elem),
+            _ => None,
+        },
+        Type::Paren(p) => array_ref_of(&p.elem),
+        Type::Group(g) => array_ref_of(&g.elem),
+        _ => None,
+    }
 }
 
 /// For a slice type `&[E]` or `&mut [E]`: whether it is `&mut`, and `E`.
@@ -249,6 +266,8 @@ impl Lower {
             value_loops: Vec::new(),
             scrutinees: Vec::new(),
             item_names: Vec::new(),
+            type_params: Vec::new(),
+            array_refs: Vec::new(),
             errors: Vec::new(),
         }
     }
@@ -311,9 +330,11 @@ impl Lower {
         if !matches!(sig.safety, syn::Safety::Default) {
             self.errors.push(err(&sig.safety, "#[differentiable] does not support `unsafe fn`; keep the unsafe code in a function with a #[custom_rule]"));
         }
-        if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-            self.errors.push(err(&sig.generics, "#[differentiable] does not support generic functions; write the function for `f64` (or `f32`)"));
-        }
+        self.type_params = sig
+            .generics
+            .type_params()
+            .map(|t| t.ident.to_string())
+            .collect();
         if let Some(v) = &sig.variadic {
             self.errors.push(err(
                 v,
@@ -343,9 +364,11 @@ impl Lower {
             match arg {
                 FnArg::Receiver(r) => self.errors.push(err(r, "#[differentiable] does not support methods; write a free function that takes the value as an argument")),
                 FnArg::Typed(pt) => {
-                    // A value, `&[T]`, `&mut [T]`, or `Const` of a value or of a `&[T]`.
+                    // A value, `&[T]`, `&mut [T]`, `&[T; N]`, or `Const` of a value or of a
+                    // `&[T]`. A reference to an array is differentiated as the array.
+                    let by_ref = array_ref_of(&pt.ty);
                     let held = const_of(&pt.ty);
-                    let ty = held.unwrap_or(&pt.ty);
+                    let ty = by_ref.or(held).unwrap_or(&pt.ty);
                     let slice = slice_of(ty).filter(|(_, e)| supported_value_type(e));
                     if held.is_some() && slice.is_some_and(|(m, _)| m) {
                         self.errors.push(err(&pt.ty, "a slice the function writes cannot be held constant: take it as `&mut [T]`, whose derivative is taken, or take the data as `Const<&[T]>` and write a slice of your own"));
@@ -360,9 +383,15 @@ impl Lower {
                             (Ident::new(&format!("__ad_arg{i}"), other.span()), false)
                         }
                     };
-                    let var = self.new_var(ident, Some((*pt.ty).clone()), mutable);
+                    let declared = by_ref.unwrap_or(&pt.ty).clone();
+                    let var = self.new_var(ident, Some(declared.clone()), mutable);
                     self.bind(var);
-                    params.push(Param { var, ty: (*pt.ty).clone() });
+                    if by_ref.is_some() {
+                        // `*p` reads the array.
+                        self.element_vars.push(var);
+                        self.array_refs.push(var);
+                    }
+                    params.push(Param { var, ty: declared, by_ref: by_ref.is_some() });
                 }
             }
         }
@@ -375,6 +404,7 @@ impl Lower {
         }
         Ok(Func {
             name: sig.ident.clone(),
+            generics: sig.generics.clone(),
             params,
             ret,
             body,
@@ -577,12 +607,37 @@ impl Lower {
                         out: field,
                         a: value,
                         index: syn::Index { index: i as u32, span: elem.span() },
+                        element: false,
                     });
                     let elem_ty = elem_types.as_ref().map(|v| v[i].clone());
                     self.pattern(elem, elem_ty, field, out, binds);
                 }
             }
-            other => self.errors.push(err(other, "#[differentiable] supports `let` patterns that are names, `_` or tuples of these; destructure in several `let`s")),
+            Pat::Slice(s) => {
+                // `let [x, y] = p;` (also `[x, y, ..]`): element `k` is `p[k]`.
+                self.values[value.0 as usize].needs_copy = true;
+                let elem_ty = match &ty {
+                    Some(Type::Array(a)) => Some((*a.elem).clone()),
+                    _ => None,
+                };
+                for (i, elem) in s.elems.iter().enumerate() {
+                    if let Pat::Rest(r) = elem {
+                        if i + 1 != s.elems.len() {
+                            self.errors.push(err(r, "#[differentiable] supports `..` in an array pattern only at its end (`let [a, b, ..] = x;`); index the elements after it (`x[x.len() - 1]`)"));
+                        }
+                        continue;
+                    }
+                    let part = self.value(elem.span());
+                    out.push(Inst::Field {
+                        out: part,
+                        a: value,
+                        index: syn::Index { index: i as u32, span: elem.span() },
+                        element: true,
+                    });
+                    self.pattern(elem, elem_ty.clone(), part, out, binds);
+                }
+            }
+            other => self.errors.push(err(other, "#[differentiable] supports `let` patterns that are names, `_`, tuples and arrays of these; destructure in several `let`s")),
         }
     }
 

@@ -690,7 +690,13 @@ impl<'a> Reverse<'a> {
                 tangent_types.push(none);
                 continue;
             }
-            params.push(quote!(#m #ident: #ty));
+            if p.by_ref {
+                // A reference to an array: the derivative works on a copy of the array.
+                params.push(quote!(#ident: &#ty));
+                shapes.push(quote!(let #m #ident: #ty = ::core::clone::Clone::clone(#ident);));
+            } else {
+                params.push(quote!(#m #ident: #ty));
+            }
             // Held constant: no adjoint at all.
             if crate::lower::const_of(ty).is_some() {
                 let none = quote!(#krate::__private::NoTangent);
@@ -859,15 +865,16 @@ impl<'a> Reverse<'a> {
         let dense_push = self.dense_push();
         let dense_decls = self.dense_decls();
 
+        let (generics, where_clause) = crate::generics::derivative_generics(&func.generics, krate);
         quote! {
             #[allow(unused_variables, unused_mut, unused_parens, unused_assignments, unreachable_code, non_snake_case, clippy::all, clippy::pedantic, clippy::nursery)]
-            fn #name(
+            fn #name #generics(
                 #(#params,)*
                 #tape: &mut #krate::__private::Tape,
                 #adjoint: ::core::option::Option<<#ret as #krate::__private::Differentiable>::Tangent>,
                 #joint: bool,
                 #joint_out: &mut ::core::option::Option<#ret>,
-            ) -> #krate::__private::#shape<#ret, (#(#tangent_types,)*)> {
+            ) -> #krate::__private::#shape<#ret, (#(#tangent_types,)*)> #where_clause {
                 #(#items)*
                 #(#sites)*
                 #(#shapes)*

@@ -8,7 +8,6 @@ use crate::tangent::Seed;
 use crate::tape::Tape;
 use core::any::{Any, TypeId};
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 /// Forward mode: the value of `f` at `args` and its directional derivative along `tangents`.
 ///
@@ -87,10 +86,7 @@ impl Entries {
     #[inline(always)]
     fn position<T: 'static>(&self, key: TypeId, mode: Mode) -> Option<usize> {
         self.list.iter().position(|e| {
-            e.key == key
-                && e.mode == mode
-                && e.type_id == TypeId::of::<T>()
-                && e.valid.epoch.load(Ordering::Acquire) == e.valid.seen
+            e.key == key && e.mode == mode && e.type_id == TypeId::of::<T>() && e.valid.holds()
         })
     }
 
@@ -140,10 +136,8 @@ where
     // entry points that run it.
     let free = ENTRIES.with(|entries| {
         let mut entries = entries.borrow_mut();
-        let (stale, fresh): (Vec<Entry>, Vec<Entry>) = entries
-            .list
-            .drain(..)
-            .partition(|e| e.valid.epoch.load(Ordering::Acquire) != e.valid.seen);
+        let (stale, fresh): (Vec<Entry>, Vec<Entry>) =
+            entries.list.drain(..).partition(|e| !e.valid.holds());
         entries.list = fresh;
         let gone = stale.into_iter().map(|e| e.rule).collect();
         entries.retire(gone)
@@ -554,7 +548,7 @@ where
 {
     let mut stores = F::stores(&args);
     let (value, gradient) =
-        with_tape(|tape| joint_sweeps(f, args, &mut stores, Seed::one(), tape, rule));
+        with_tape(|tape| joint_sweeps(f, args, &mut stores, Seed::unit(), tape, rule));
     (value, F::grads(gradient, stores))
 }
 

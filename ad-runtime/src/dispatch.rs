@@ -25,8 +25,14 @@ use std::sync::{Mutex, PoisonError};
 struct Header {
     /// The called function's epoch and the value it had at resolution.
     valid: Validity,
-    /// `TypeId` of the `T` in the `Cached<T>` this header begins: checked before the cast back.
-    type_id: TypeId,
+    /// `TypeId` of `(F, T)`: the function item `F` resolved and the `T` in the `Cached<T>` this
+    /// header begins. Checked before the cast back, and so that a call site inside a generic
+    /// function, one `static` for every instantiation, never takes one callee's resolution for
+    /// another's (`helper::<f32>` and `helper::<f64>` may have rules of the same type).
+    key: TypeId,
+    /// The resolution the call site had published before this one, for another callee or an
+    /// older epoch: the site's list, which its slow path searches before resolving again.
+    next: AtomicPtr<Header>,
 }
 
 #[repr(C)]
@@ -36,13 +42,15 @@ struct Cached<T> {
 }
 
 impl<T: Send + Sync + 'static> Cached<T> {
-    /// A resolution that lives for the rest of the process: another thread may be calling the
-    /// rule it holds, and the reverse sweep finds it again by its index.
-    fn leak(valid: Validity, value: T) -> &'static Cached<T> {
+    /// A resolution of the function item `F` that lives for the rest of the process: another
+    /// thread may be calling the rule it holds, and the reverse sweep finds it again by its
+    /// index.
+    fn leak<F: 'static>(valid: Validity, value: T) -> &'static Cached<T> {
         Box::leak(Box::new(Cached {
             header: Header {
                 valid,
-                type_id: TypeId::of::<T>(),
+                key: TypeId::of::<(F, T)>(),
+                next: AtomicPtr::new(ptr::null_mut()),
             },
             value,
         }))
@@ -54,25 +62,30 @@ impl<T: Send + Sync + 'static> Cached<T> {
 }
 
 impl<T: 'static> Cached<T> {
-    /// The resolution that `header` begins, if it holds a `T`.
+    /// The resolution that `header` begins, if it is of the function item `F` and holds a `T`.
     ///
     /// # Safety
     /// `header` must come from [`Cached::header_ptr`] (of a `Cached<U>` of any `U`), as every
     /// pointer stored in a [`CallSite`] or in [`RESOLUTIONS`] does.
     #[inline(always)]
-    unsafe fn from_header(header: *const Header) -> Option<&'static Cached<T>> {
+    unsafe fn from_header<F: 'static>(header: *const Header) -> Option<&'static Cached<T>> {
         // SAFETY: by the contract, `header` points to the start of a leaked `Cached<U>`, which is
-        // never freed or written after it is published; `Cached` is `repr(C)` with the header
-        // first, so reading the header is valid whatever `U` is, and the `TypeId` check makes
-        // the cast to `Cached<T>` exact (the pointer's provenance is the whole `Cached<U>`).
+        // never freed, and whose header's other fields are not written after it is published
+        // (`next` is atomic); `Cached` is `repr(C)` with the header first, so reading the
+        // header is valid whatever `U` is, and the `TypeId` of `(F, T)` matches only if `U` is
+        // `T`, which makes the cast to `Cached<T>` exact (the pointer's provenance is the whole
+        // `Cached<U>`).
         unsafe {
-            if (*header).type_id != TypeId::of::<T>() {
+            if (*header).key != TypeId::of::<(F, T)>() {
                 return None;
             }
             Some(&*header.cast::<Cached<T>>())
         }
     }
 }
+
+/// How many of a call site's last resolutions its slow path searches before resolving again.
+const SEARCHED: usize = 8;
 
 /// The cache of one call site in generated code.
 #[doc(hidden)]
@@ -94,32 +107,63 @@ impl CallSite {
         }
     }
 
-    /// The last resolution published here, if it holds a `T`, valid or not.
+    /// The last resolution published here, if it is of `F` and holds a `T`, valid or not.
     #[inline(always)]
-    fn last<T: 'static>(&self) -> Option<&'static Cached<T>> {
+    fn last<F: 'static, T: 'static>(&self) -> Option<&'static Cached<T>> {
         let header = self.cache.load(Ordering::Acquire);
         if header.is_null() {
             return None;
         }
         // SAFETY: a non-null cache pointer is only ever stored by `publish`, from
         // `Cached::header_ptr`; the header it points to is never freed.
-        unsafe { Cached::from_header(header) }
+        unsafe { Cached::from_header::<F>(header) }
     }
 
-    /// The cached resolution of type `T`, if there is one and it is still valid.
+    /// The cached resolution of `F` of type `T`, if it is the last one published here and is
+    /// still valid: the fast path.
     #[inline(always)]
-    fn get<T: 'static>(&self) -> Option<&'static Cached<T>> {
-        let cached = self.last::<T>()?;
-        let valid = &cached.header.valid;
-        (valid.epoch.load(Ordering::Acquire) == valid.seen).then_some(cached)
+    fn get<F: 'static, T: 'static>(&self) -> Option<&'static Cached<T>> {
+        let cached = self.last::<F, T>()?;
+        cached.header.valid.holds().then_some(cached)
     }
 
+    /// A valid resolution of `F` of type `T` among the last few published here: a site of a
+    /// generic function called at several instantiations keeps one for each.
+    #[cold]
+    fn find<F: 'static, T: 'static>(&self) -> Option<&'static Cached<T>> {
+        let mut header = self.cache.load(Ordering::Acquire);
+        for _ in 0..SEARCHED {
+            if header.is_null() {
+                return None;
+            }
+            // SAFETY: every pointer in a site's list was published by `publish`, from
+            // `Cached::header_ptr`, and is never freed.
+            if let Some(cached) = unsafe { Cached::<T>::from_header::<F>(header) }
+                && cached.header.valid.holds()
+            {
+                return Some(cached);
+            }
+            // SAFETY: as above.
+            header = unsafe { &*header }.next.load(Ordering::Acquire);
+        }
+        None
+    }
+
+    /// Makes `cached` the site's last resolution, ahead of the ones before it. Two threads
+    /// publishing at once may drop one of them from the list: it is then resolved again when
+    /// next needed, which is correct, only slower.
     fn publish<T: Send + Sync + 'static>(&self, cached: &'static Cached<T>) {
+        let before = self.cache.load(Ordering::Acquire);
+        cached.header.next.store(before, Ordering::Release);
         self.cache.store(cached.header_ptr(), Ordering::Release);
     }
 
-    fn set<T: Send + Sync + 'static>(&self, valid: Validity, value: T) -> &'static Cached<T> {
-        let cached = Cached::leak(valid, value);
+    fn set<F: 'static, T: Send + Sync + 'static>(
+        &self,
+        valid: Validity,
+        value: T,
+    ) -> &'static Cached<T> {
+        let cached = Cached::leak::<F>(valid, value);
         self.publish(cached);
         cached
     }
@@ -146,7 +190,7 @@ where
     if let Some(Cached {
         value: ForwardImpl::Static(rule),
         ..
-    }) = site.get::<ForwardImpl<F::Sig>>()
+    }) = site.get::<F, ForwardImpl<F::Sig>>()
     {
         return F::call_forward(*rule, args, tangents);
     }
@@ -164,12 +208,12 @@ fn forward_slow<F, A>(
 where
     F: Function<A>,
 {
-    if let Some(cached) = site.get::<ForwardImpl<F::Sig>>() {
+    if let Some(cached) = site.find::<F, ForwardImpl<F::Sig>>() {
         return registry::call_forward(&cached.value, f, args, tangents);
     }
     match registry::resolve_forward(f, site.caller, site.location) {
         Ok((valid, rule)) => {
-            registry::call_forward(&site.set(valid, rule).value, f, args, tangents)
+            registry::call_forward(&site.set::<F, _>(valid, rule).value, f, args, tangents)
         }
         Err(error) => fail(&error),
     }
@@ -250,7 +294,7 @@ impl Table {
     /// Leaks a resolution under the next index and writes it into the table. It is in the table
     /// before anyone can see it: a call site publishes it afterwards, so no tape can name an
     /// index that the reverse sweep will not find.
-    fn push<R: Send + Sync + 'static>(
+    fn push<F: 'static, R: Send + Sync + 'static>(
         &self,
         valid: Validity,
         rule: R,
@@ -268,12 +312,22 @@ impl Table {
             self.segments[segment].store(entries, Ordering::Release);
         }
         let word = RECORD_TAG | u64::from(low);
-        let cached = Cached::leak(valid, Indexed { word, rule });
+        let cached = Cached::leak::<F>(valid, Indexed { word, rule });
         // SAFETY: as in `get`; the segment holds `FIRST << segment` entries.
         unsafe { &*entries.add(offset) }.store(cached.header_ptr(), Ordering::Release);
         *next = index + 1;
         cached
     }
+}
+
+/// How many reverse-mode resolutions call sites have made so far in this process: what tests
+/// use to show that a site does not resolve again without a change of rules.
+#[doc(hidden)]
+pub fn reverse_resolutions() -> usize {
+    *RESOLUTIONS
+        .next
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The forward sweep of a call through the registry in reverse mode: runs the winning reverse
@@ -284,7 +338,7 @@ pub(crate) fn augmented<F, A>(site: &'static CallSite, f: F, tape: &mut Tape, ar
 where
     F: Function<A>,
 {
-    let cached = match site.get::<Indexed<ReverseImpl<F::Sig>>>() {
+    let cached = match site.get::<F, Indexed<ReverseImpl<F::Sig>>>() {
         Some(cached) => cached,
         None => resolve_reverse(site, f),
     };
@@ -309,9 +363,12 @@ fn resolve_reverse<F, A>(
 where
     F: Function<A>,
 {
+    if let Some(cached) = site.find::<F, Indexed<ReverseImpl<F::Sig>>>() {
+        return cached;
+    }
     match registry::resolve_reverse(f, site.caller, site.location) {
         Ok((valid, rule)) => {
-            let cached = RESOLUTIONS.push(valid, rule);
+            let cached = RESOLUTIONS.push::<F, _>(valid, rule);
             site.publish(cached);
             cached
         }
@@ -349,7 +406,7 @@ where
     F: Function<A>,
 {
     let word = tape.pop::<u64>();
-    match site.last::<Indexed<ReverseImpl<F::Sig>>>() {
+    match site.last::<F, Indexed<ReverseImpl<F::Sig>>>() {
         Some(cached) if cached.value.word == word => &cached.value.rule,
         _ => looked_up::<F, A>(word),
     }
@@ -370,7 +427,7 @@ where
         out_of_step()
     };
     // SAFETY: every entry of the table comes from `Cached::header_ptr`.
-    match unsafe { Cached::<Indexed<ReverseImpl<F::Sig>>>::from_header(header) } {
+    match unsafe { Cached::<Indexed<ReverseImpl<F::Sig>>>::from_header::<F>(header) } {
         Some(cached) => &cached.value.rule,
         None => out_of_step(),
     }
@@ -511,7 +568,7 @@ mod tests {
             seen: 0,
         };
         let pushed: Vec<(u64, usize)> = (0..3 * FIRST + 5)
-            .map(|i| (RESOLUTIONS.push(valid, i).value.word, i))
+            .map(|i| (RESOLUTIONS.push::<(), _>(valid, i).value.word, i))
             .collect();
         for &(word, value) in &pushed {
             assert_eq!(word & !u64::from(u32::MAX), RECORD_TAG);
@@ -519,10 +576,13 @@ mod tests {
                 .get((word & u64::from(u32::MAX)) as usize)
                 .expect("written");
             // SAFETY: entries of the table come from `Cached::header_ptr`.
-            let cached = unsafe { Cached::<Indexed<usize>>::from_header(header) }.expect("a usize");
+            let cached =
+                unsafe { Cached::<Indexed<usize>>::from_header::<()>(header) }.expect("a usize");
             assert_eq!((cached.value.word, cached.value.rule), (word, value));
             // SAFETY: as above.
-            assert!(unsafe { Cached::<Indexed<u32>>::from_header(header) }.is_none());
+            assert!(unsafe { Cached::<Indexed<u32>>::from_header::<()>(header) }.is_none());
+            // SAFETY: as above.
+            assert!(unsafe { Cached::<Indexed<usize>>::from_header::<u8>(header) }.is_none());
         }
         let next = *RESOLUTIONS.next.lock().unwrap();
         assert!(RESOLUTIONS.get(next).is_none());

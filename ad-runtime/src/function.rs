@@ -89,6 +89,30 @@ impl<E: Differentiable + 'static> Arg for SliceMut<E> {
     const BUFFER: bool = true;
 }
 
+/// The kind of a `&[E; N]` argument, a reference to an array: differentiated as the array
+/// itself, so its tangent in a forward rule and its adjoint are arrays `[Tan<E>; N]`, and a
+/// reverse rule gets the reference.
+///
+/// ```
+/// use ad::{ArrayRef, Param};
+/// fn kind_of<P: Param<Marker = ArrayRef<f64, 2>>>(_: P) {}
+/// kind_of(&[1.0, 2.0]);
+///
+/// fn norm2(p: &[f64; 2]) -> f64 { p[0] * p[0] + p[1] * p[1] }
+/// let rule: <fn(&[f64; 2]) -> f64 as ad::Function<(&[f64; 2],)>>::Forward =
+///     |p, dp| (norm2(p), 2.0 * (p[0] * dp[0] + p[1] * dp[1]));
+/// assert_eq!(rule(&[1.0, 2.0], [1.0, 0.0]), (5.0, 2.0));
+/// ```
+pub struct ArrayRef<E, const N: usize>(PhantomData<fn() -> E>);
+
+impl<E: Differentiable + 'static, const N: usize> Arg for ArrayRef<E, N> {
+    type Ref<'a> = &'a [E; N];
+    type Shadow<'a> = [Tan<E>; N];
+    type Dup<'a> = &'a [E; N];
+    type Adj = [Tan<E>; N];
+    const BUFFER: bool = false;
+}
+
 /// A `&[E]` argument of a reverse rule: the values, and the buffer its adjoints are added to.
 ///
 /// ```
@@ -293,6 +317,76 @@ impl<T: Differentiable + Clone + 'static> Param for T {
         adjoint.dot(shadow)
     }
     fn set_adj(adjoint: &mut Tan<T>, i: usize, value: f64) {
+        adjoint.set(i, value);
+    }
+}
+
+impl<E: Differentiable + Clone + 'static, const N: usize> Param for &[E; N] {
+    type Marker = ArrayRef<E, N>;
+    type Shadow = [Tan<E>; N];
+    type Bar = ();
+    type Store = ();
+    type Grad = [Tan<E>; N];
+
+    #[inline(always)]
+    fn into_ref<'s>(self) -> &'s [E; N]
+    where
+        Self: 's,
+    {
+        self
+    }
+    #[inline(always)]
+    fn shadow_into<'s>(shadow: [Tan<E>; N]) -> [Tan<E>; N]
+    where
+        Self: 's,
+    {
+        shadow
+    }
+    #[inline(always)]
+    fn dup_in<'s>(self, (): &'s mut ()) -> &'s [E; N]
+    where
+        Self: 's,
+    {
+        self
+    }
+    #[inline(always)]
+    fn store(&self) {}
+    #[inline(always)]
+    fn empty_store() {}
+    #[inline(always)]
+    fn store_from((): &()) {}
+    #[inline(always)]
+    fn store_into((): (), (): ()) {}
+    #[inline(always)]
+    fn grad(adjoint: [Tan<E>; N], (): ()) -> [Tan<E>; N] {
+        adjoint
+    }
+    #[inline(always)]
+    fn zero_adj(&self) -> [Tan<E>; N] {
+        (**self).zero_tangent()
+    }
+    fn check_shadow(&self, shadow: &[Tan<E>; N]) -> Result<(), ShapeMismatch> {
+        (**self).check_tangent(shadow)
+    }
+    fn try_clone(&self) -> Option<Self> {
+        Some(*self)
+    }
+    fn shadow_dim(&self) -> usize {
+        (**self).zero_tangent().dim()
+    }
+    fn unit_shadow(&self, i: usize) -> [Tan<E>; N] {
+        (**self).zero_tangent().unit_like(i)
+    }
+    fn zero_shadow(&self) -> [Tan<E>; N] {
+        (**self).zero_tangent()
+    }
+    fn adj_dim(adjoint: &[Tan<E>; N]) -> usize {
+        adjoint.dim()
+    }
+    fn dot(adjoint: &[Tan<E>; N], shadow: &[Tan<E>; N]) -> f64 {
+        adjoint.dot(shadow)
+    }
+    fn set_adj(adjoint: &mut [Tan<E>; N], i: usize, value: f64) {
         adjoint.set(i, value);
     }
 }

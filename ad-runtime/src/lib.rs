@@ -5,6 +5,7 @@ mod constant;
 mod dispatch;
 mod error;
 mod function;
+mod real;
 mod registry;
 pub mod rules;
 mod tangent;
@@ -14,8 +15,10 @@ pub use api::{grad, jvp, try_jvp, try_value_and_grad, try_vjp, value_and_grad, v
 pub use constant::{Const, ConstSlice};
 pub use error::Error;
 pub use function::{
-    Arg, Dup, DupMut, ForwardClosure, Function, Param, ReverseClosure, Slice, SliceMut, Tan,
+    Arg, ArrayRef, Dup, DupMut, ForwardClosure, Function, Param, ReverseClosure, Slice, SliceMut,
+    Tan,
 };
+pub use real::Real;
 pub use registry::{Location, Mode, Origin};
 pub use tangent::{
     Accumulate, Differentiable, Linear, NoDerivative, NoTangent, Seed, ShapeMismatch,
@@ -26,11 +29,13 @@ pub mod __private {
     pub use crate::__register_rule as register_rule;
     pub use crate::api::last_tape_high_water;
     pub use crate::constant::IsConst;
-    pub use crate::dispatch::CallSite;
+    pub use crate::dispatch::{CallSite, reverse_resolutions};
     pub use crate::function::Function;
     #[cfg(not(feature = "inventory"))]
     pub use crate::registry::RULES;
-    pub use crate::registry::{Callee, FnInfo, Location, Mode, Origin, RuleEntry, RuleGroup};
+    pub use crate::registry::{
+        Callee, FnInfo, LoadedRule, Location, Mode, Origin, RuleEntry, RuleGroup,
+    };
     #[cfg(feature = "inventory")]
     pub use inventory;
     pub use linkme;

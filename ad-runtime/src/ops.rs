@@ -16,19 +16,19 @@ use crate::tangent::{Differentiable, NoTangent};
 )]
 pub trait Scalar: Copy + Differentiable {
     /// d(a * b) = da b + a db
-    fn mul(a: Self, da: Self::Tangent, b: Self, db: Self::Tangent) -> Self::Tangent;
+    fn d_mul(a: Self, da: Self::Tangent, b: Self, db: Self::Tangent) -> Self::Tangent;
     /// d(a * b) with b constant
     fn mul_l(da: Self::Tangent, b: Self) -> Self::Tangent;
     /// d(a * b) with a constant
     fn mul_r(a: Self, db: Self::Tangent) -> Self::Tangent;
     /// d(a / b) = (da - y db) / b with y = a / b
-    fn div(da: Self::Tangent, b: Self, db: Self::Tangent, y: Self) -> Self::Tangent;
+    fn d_div(da: Self::Tangent, b: Self, db: Self::Tangent, y: Self) -> Self::Tangent;
     /// d(a / b) with b constant
     fn div_l(da: Self::Tangent, b: Self) -> Self::Tangent;
     /// d(a / b) with a constant
     fn div_r(b: Self, db: Self::Tangent, y: Self) -> Self::Tangent;
     /// d(a % b) = da - db trunc(a / b)
-    fn rem(a: Self, da: Self::Tangent, b: Self, db: Self::Tangent) -> Self::Tangent;
+    fn d_rem(a: Self, da: Self::Tangent, b: Self, db: Self::Tangent) -> Self::Tangent;
     /// d(a % b) with b constant
     fn rem_l(da: Self::Tangent, b: Self) -> Self::Tangent;
     /// d(a % b) with a constant
@@ -44,13 +44,13 @@ pub trait Scalar: Copy + Differentiable {
 macro_rules! float_scalar {
     ($($t:ty)*) => {$(
         impl Scalar for $t {
-            #[inline(always)] fn mul(a: $t, da: $t, b: $t, db: $t) -> $t { da * b + a * db }
+            #[inline(always)] fn d_mul(a: $t, da: $t, b: $t, db: $t) -> $t { da * b + a * db }
             #[inline(always)] fn mul_l(da: $t, b: $t) -> $t { da * b }
             #[inline(always)] fn mul_r(a: $t, db: $t) -> $t { a * db }
-            #[inline(always)] fn div(da: $t, b: $t, db: $t, y: $t) -> $t { (da - y * db) / b }
+            #[inline(always)] fn d_div(da: $t, b: $t, db: $t, y: $t) -> $t { (da - y * db) / b }
             #[inline(always)] fn div_l(da: $t, b: $t) -> $t { da / b }
             #[inline(always)] fn div_r(b: $t, db: $t, y: $t) -> $t { -(y * db) / b }
-            #[inline(always)] fn rem(a: $t, da: $t, b: $t, db: $t) -> $t { da - db * (a / b).trunc() }
+            #[inline(always)] fn d_rem(a: $t, da: $t, b: $t, db: $t) -> $t { da - db * (a / b).trunc() }
             #[inline(always)] fn rem_l(da: $t, _b: $t) -> $t { da }
             #[inline(always)] fn rem_r(a: $t, b: $t, db: $t) -> $t { -(db * (a / b).trunc()) }
             #[inline(always)] fn mul_l_nz(g: $t, b: $t) -> $t { if g == 0.0 { -0.0 } else { g * b } }
@@ -63,13 +63,13 @@ float_scalar!(f32 f64);
 macro_rules! inactive_scalar {
     ($($t:ty)*) => {$(
         impl Scalar for $t {
-            #[inline(always)] fn mul(_: $t, _: NoTangent, _: $t, _: NoTangent) -> NoTangent { NoTangent }
+            #[inline(always)] fn d_mul(_: $t, _: NoTangent, _: $t, _: NoTangent) -> NoTangent { NoTangent }
             #[inline(always)] fn mul_l(_: NoTangent, _: $t) -> NoTangent { NoTangent }
             #[inline(always)] fn mul_r(_: $t, _: NoTangent) -> NoTangent { NoTangent }
-            #[inline(always)] fn div(_: NoTangent, _: $t, _: NoTangent, _: $t) -> NoTangent { NoTangent }
+            #[inline(always)] fn d_div(_: NoTangent, _: $t, _: NoTangent, _: $t) -> NoTangent { NoTangent }
             #[inline(always)] fn div_l(_: NoTangent, _: $t) -> NoTangent { NoTangent }
             #[inline(always)] fn div_r(_: $t, _: NoTangent, _: $t) -> NoTangent { NoTangent }
-            #[inline(always)] fn rem(_: $t, _: NoTangent, _: $t, _: NoTangent) -> NoTangent { NoTangent }
+            #[inline(always)] fn d_rem(_: $t, _: NoTangent, _: $t, _: NoTangent) -> NoTangent { NoTangent }
             #[inline(always)] fn rem_l(_: NoTangent, _: $t) -> NoTangent { NoTangent }
             #[inline(always)] fn rem_r(_: $t, _: $t, _: NoTangent) -> NoTangent { NoTangent }
             #[inline(always)] fn mul_l_nz(_: NoTangent, _: $t) -> NoTangent { NoTangent }

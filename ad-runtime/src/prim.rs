@@ -24,7 +24,7 @@ use core::ops::{Add, Div, Mul, Neg, Sub};
     message = "`{Self}` has no differentiable float methods",
     note = "float methods are differentiated for f64 and f32; if this value is an integer, give its `let` an integer type so that it is not differentiated"
 )]
-pub trait Real:
+pub trait FloatOps:
     Copy
     + PartialOrd
     + Differentiable<Tangent = Self>
@@ -36,34 +36,34 @@ pub trait Real:
 {
     /// The constant `v`, rounded to this type.
     fn c(v: f64) -> Self;
-    fn sqrt(self) -> Self;
-    fn sin(self) -> Self;
-    fn cos(self) -> Self;
-    fn sinh(self) -> Self;
-    fn cosh(self) -> Self;
-    fn ln(self) -> Self;
-    fn powi(self, n: i32) -> Self;
-    fn powf(self, p: Self) -> Self;
-    fn hypot(self, other: Self) -> Self;
-    fn is_nan(self) -> bool;
-    fn is_sign_negative(self) -> bool;
+    fn real_sqrt(self) -> Self;
+    fn real_sin(self) -> Self;
+    fn real_cos(self) -> Self;
+    fn real_sinh(self) -> Self;
+    fn real_cosh(self) -> Self;
+    fn real_ln(self) -> Self;
+    fn real_powi(self, n: i32) -> Self;
+    fn real_powf(self, p: Self) -> Self;
+    fn real_hypot(self, other: Self) -> Self;
+    fn real_is_nan(self) -> bool;
+    fn real_is_sign_negative(self) -> bool;
 }
 
 macro_rules! real {
     ($($t:ident)*) => {$(
-        impl Real for $t {
+        impl FloatOps for $t {
             #[inline(always)] fn c(v: f64) -> $t { v as $t }
-            #[inline(always)] fn sqrt(self) -> $t { $t::sqrt(self) }
-            #[inline(always)] fn sin(self) -> $t { $t::sin(self) }
-            #[inline(always)] fn cos(self) -> $t { $t::cos(self) }
-            #[inline(always)] fn sinh(self) -> $t { $t::sinh(self) }
-            #[inline(always)] fn cosh(self) -> $t { $t::cosh(self) }
-            #[inline(always)] fn ln(self) -> $t { $t::ln(self) }
-            #[inline(always)] fn powi(self, n: i32) -> $t { $t::powi(self, n) }
-            #[inline(always)] fn powf(self, p: $t) -> $t { $t::powf(self, p) }
-            #[inline(always)] fn hypot(self, other: $t) -> $t { $t::hypot(self, other) }
-            #[inline(always)] fn is_nan(self) -> bool { $t::is_nan(self) }
-            #[inline(always)] fn is_sign_negative(self) -> bool { $t::is_sign_negative(self) }
+            #[inline(always)] fn real_sqrt(self) -> $t { $t::sqrt(self) }
+            #[inline(always)] fn real_sin(self) -> $t { $t::sin(self) }
+            #[inline(always)] fn real_cos(self) -> $t { $t::cos(self) }
+            #[inline(always)] fn real_sinh(self) -> $t { $t::sinh(self) }
+            #[inline(always)] fn real_cosh(self) -> $t { $t::cosh(self) }
+            #[inline(always)] fn real_ln(self) -> $t { $t::ln(self) }
+            #[inline(always)] fn real_powi(self, n: i32) -> $t { $t::powi(self, n) }
+            #[inline(always)] fn real_powf(self, p: $t) -> $t { $t::powf(self, p) }
+            #[inline(always)] fn real_hypot(self, other: $t) -> $t { $t::hypot(self, other) }
+            #[inline(always)] fn real_is_nan(self) -> bool { $t::is_nan(self) }
+            #[inline(always)] fn real_is_sign_negative(self) -> bool { $t::is_sign_negative(self) }
         }
     )*};
 }
@@ -77,7 +77,7 @@ macro_rules! unary {
         $(#[$m])*
         #[inline(always)]
         #[allow(unused_variables)]
-        pub fn $name<S: Real>($x: S, $y: S) -> S $body
+        pub fn $name<S: FloatOps>($x: S, $y: S) -> S $body
     )*};
 }
 
@@ -101,27 +101,27 @@ unary! {
     /// d log10 x = 1 / (x ln 10)
     fn log10(x, y) { S::c(1.0) / (x * S::c(LN_10)) }
     /// d sin x = cos x
-    fn sin(x, y) { x.cos() }
+    fn sin(x, y) { x.real_cos() }
     /// d cos x = -sin x
-    fn cos(x, y) { -x.sin() }
+    fn cos(x, y) { -x.real_sin() }
     /// d tan x = 1 + tan^2 x
     fn tan(x, y) { S::c(1.0) + y * y }
     /// d asin x = 1 / sqrt(1 - x^2)
-    fn asin(x, y) { S::c(1.0) / (S::c(1.0) - x * x).sqrt() }
+    fn asin(x, y) { S::c(1.0) / (S::c(1.0) - x * x).real_sqrt() }
     /// d acos x = -1 / sqrt(1 - x^2)
-    fn acos(x, y) { -(S::c(1.0) / (S::c(1.0) - x * x).sqrt()) }
+    fn acos(x, y) { -(S::c(1.0) / (S::c(1.0) - x * x).real_sqrt()) }
     /// d atan x = 1 / (1 + x^2)
     fn atan(x, y) { S::c(1.0) / (S::c(1.0) + x * x) }
     /// d sinh x = cosh x
-    fn sinh(x, y) { x.cosh() }
+    fn sinh(x, y) { x.real_cosh() }
     /// d cosh x = sinh x
-    fn cosh(x, y) { x.sinh() }
+    fn cosh(x, y) { x.real_sinh() }
     /// d tanh x = 1 - tanh^2 x
     fn tanh(x, y) { S::c(1.0) - y * y }
     /// d asinh x = 1 / sqrt(x^2 + 1)
-    fn asinh(x, y) { S::c(1.0) / (x * x + S::c(1.0)).sqrt() }
+    fn asinh(x, y) { S::c(1.0) / (x * x + S::c(1.0)).real_sqrt() }
     /// d acosh x = 1 / sqrt(x^2 - 1)
-    fn acosh(x, y) { S::c(1.0) / (x * x - S::c(1.0)).sqrt() }
+    fn acosh(x, y) { S::c(1.0) / (x * x - S::c(1.0)).real_sqrt() }
     /// d atanh x = 1 / (1 - x^2)
     fn atanh(x, y) { S::c(1.0) / (S::c(1.0) - x * x) }
     /// d |x| = sign x, and 0 at 0
@@ -152,12 +152,12 @@ unary! {
 
 /// d x^n = n x^(n-1), and 0 for n = 0.
 #[inline(always)]
-pub fn powi<S: Real>(x: S, n: i32, _y: S) -> S {
+pub fn powi<S: FloatOps>(x: S, n: i32, _y: S) -> S {
     match n.checked_sub(1) {
         _ if n == 0 => S::c(0.0),
-        Some(m) => S::c(f64::from(n)) * x.powi(m),
+        Some(m) => S::c(f64::from(n)) * x.real_powi(m),
         // n = i32::MIN: n - 1 is not an i32
-        None => S::c(f64::from(n)) * x.powf(S::c(f64::from(n) - 1.0)),
+        None => S::c(f64::from(n)) * x.real_powf(S::c(f64::from(n) - 1.0)),
     }
 }
 
@@ -165,24 +165,24 @@ pub fn powi<S: Real>(x: S, n: i32, _y: S) -> S {
 /// x < 0, x^p is real only at integer p, so it has no derivative along p; a NaN there would
 /// also spoil the derivative along x whenever p carries a zero tangent).
 #[inline(always)]
-pub fn powf<S: Real>(x: S, p: S, y: S) -> (S, S) {
+pub fn powf<S: FloatOps>(x: S, p: S, y: S) -> (S, S) {
     let dx = if p == S::c(0.0) {
         S::c(0.0)
     } else {
-        p * x.powf(p - S::c(1.0))
+        p * x.real_powf(p - S::c(1.0))
     };
     let dp = if x <= S::c(0.0) || y == S::c(0.0) {
         S::c(0.0)
     } else {
-        y * x.ln()
+        y * x.real_ln()
     };
     (dx, dp)
 }
 
 /// d log_b x = (1 / (x ln b), -log_b x / (b ln b)).
 #[inline(always)]
-pub fn log<S: Real>(x: S, b: S, y: S) -> (S, S) {
-    let ln_b = b.ln();
+pub fn log<S: FloatOps>(x: S, b: S, y: S) -> (S, S) {
+    let ln_b = b.real_ln();
     (S::c(1.0) / (x * ln_b), -(y / (b * ln_b)))
 }
 
@@ -190,8 +190,8 @@ pub fn log<S: Real>(x: S, b: S, y: S) -> (S, S) {
 /// radius is formed as `hypot^2` in two divisions, so it neither overflows nor underflows
 /// where `x^2 + y^2` would.
 #[inline(always)]
-pub fn atan2<S: Real>(y: S, x: S, _r: S) -> (S, S) {
-    let h = y.hypot(x);
+pub fn atan2<S: FloatOps>(y: S, x: S, _r: S) -> (S, S) {
+    let h = y.real_hypot(x);
     if h == S::c(0.0) {
         (S::c(0.0), S::c(0.0))
     } else {
@@ -201,7 +201,7 @@ pub fn atan2<S: Real>(y: S, x: S, _r: S) -> (S, S) {
 
 /// d hypot(a, b) = (a / h, b / h), and (0, 0) at the origin.
 #[inline(always)]
-pub fn hypot<S: Real>(a: S, b: S, h: S) -> (S, S) {
+pub fn hypot<S: FloatOps>(a: S, b: S, h: S) -> (S, S) {
     if h == S::c(0.0) {
         (S::c(0.0), S::c(0.0))
     } else {
@@ -211,16 +211,16 @@ pub fn hypot<S: Real>(a: S, b: S, h: S) -> (S, S) {
 
 /// d (a b + c) = (b, a, 1).
 #[inline(always)]
-pub fn mul_add<S: Real>(a: S, b: S, _c: S, _y: S) -> (S, S, S) {
+pub fn mul_add<S: FloatOps>(a: S, b: S, _c: S, _y: S) -> (S, S, S) {
     (b, a, S::c(1.0))
 }
 
 /// d max(a, b): to the larger; half each on a tie; to the other of a NaN.
 #[inline(always)]
-pub fn max<S: Real>(a: S, b: S, _y: S) -> (S, S) {
-    if a > b || b.is_nan() {
+pub fn max<S: FloatOps>(a: S, b: S, _y: S) -> (S, S) {
+    if a > b || b.real_is_nan() {
         (S::c(1.0), S::c(0.0))
-    } else if a < b || a.is_nan() {
+    } else if a < b || a.real_is_nan() {
         (S::c(0.0), S::c(1.0))
     } else {
         (S::c(0.5), S::c(0.5))
@@ -229,10 +229,10 @@ pub fn max<S: Real>(a: S, b: S, _y: S) -> (S, S) {
 
 /// d min(a, b): to the smaller; half each on a tie; to the other of a NaN.
 #[inline(always)]
-pub fn min<S: Real>(a: S, b: S, _y: S) -> (S, S) {
-    if a < b || b.is_nan() {
+pub fn min<S: FloatOps>(a: S, b: S, _y: S) -> (S, S) {
+    if a < b || b.real_is_nan() {
         (S::c(1.0), S::c(0.0))
-    } else if a > b || a.is_nan() {
+    } else if a > b || a.real_is_nan() {
         (S::c(0.0), S::c(1.0))
     } else {
         (S::c(0.5), S::c(0.5))
@@ -241,7 +241,7 @@ pub fn min<S: Real>(a: S, b: S, _y: S) -> (S, S) {
 
 /// d clamp(x, lo, hi): to the bound that is returned, to `x` inside the closed interval.
 #[inline(always)]
-pub fn clamp<S: Real>(x: S, lo: S, hi: S, _y: S) -> (S, S, S) {
+pub fn clamp<S: FloatOps>(x: S, lo: S, hi: S, _y: S) -> (S, S, S) {
     if x < lo {
         (S::c(0.0), S::c(1.0), S::c(0.0))
     } else if x > hi {
@@ -253,7 +253,7 @@ pub fn clamp<S: Real>(x: S, lo: S, hi: S, _y: S) -> (S, S, S) {
 
 /// d copysign(x, s) = (±1, 0): the magnitude follows x, the sign is piecewise constant.
 #[inline(always)]
-pub fn copysign<S: Real>(x: S, s: S, _y: S) -> (S, S) {
-    let same = x.is_sign_negative() == s.is_sign_negative();
+pub fn copysign<S: FloatOps>(x: S, s: S, _y: S) -> (S, S) {
+    let same = x.real_is_sign_negative() == s.real_is_sign_negative();
     (if same { S::c(1.0) } else { S::c(-1.0) }, S::c(0.0))
 }

@@ -38,7 +38,7 @@ pub trait Adjoint: crate::Accumulate + Sized {
     /// The holder of a zero adjoint.
     fn empty() -> Self::Repr;
     /// Adds `value` to the adjoint held.
-    fn add(repr: &mut Self::Repr, value: Self);
+    fn add_to(repr: &mut Self::Repr, value: Self);
     /// Takes the adjoint out, leaving zero; `None` if it is zero.
     fn take(repr: &mut Self::Repr) -> Option<Self>;
     /// Takes the adjoint out, leaving zero, for an instruction that only adds it (or its
@@ -62,7 +62,7 @@ macro_rules! float_adjoint {
                 -0.0
             }
             #[inline(always)]
-            fn add(repr: &mut $t, value: $t) {
+            fn add_to(repr: &mut $t, value: $t) {
                 *repr += value;
             }
             #[inline(always)]
@@ -86,7 +86,7 @@ impl Adjoint for crate::NoTangent {
         crate::NoTangent
     }
     #[inline(always)]
-    fn add(_: &mut crate::NoTangent, _: crate::NoTangent) {}
+    fn add_to(_: &mut crate::NoTangent, _: crate::NoTangent) {}
     #[inline(always)]
     fn take(_: &mut crate::NoTangent) -> Option<crate::NoTangent> {
         None
@@ -102,8 +102,8 @@ macro_rules! optional_adjoint {
                 None
             }
             #[inline(always)]
-            fn add(repr: &mut Option<Self>, value: Self) {
-                if crate::Accumulate::is_zero(&value) {
+            fn add_to(repr: &mut Option<Self>, value: Self) {
+                if crate::Accumulate::is_zero_adjoint(&value) {
                     return;
                 }
                 *repr = Some(match repr.take() {
@@ -144,7 +144,7 @@ impl<T: Adjoint> Default for Adj<T> {
 /// Adds `value` to an adjoint.
 #[inline(always)]
 pub fn acc<T: Adjoint>(slot: &mut Adj<T>, value: T) {
-    T::add(&mut slot.0, value);
+    T::add_to(&mut slot.0, value);
 }
 
 /// Takes an adjoint out, leaving zero; `None` if it is zero.
@@ -214,7 +214,7 @@ impl<E: Adjoint + Clone + Default, const N: usize> Seq for [E; N] {
     #[inline(always)]
     fn acc_at(slot: &mut Option<Self>, i: usize, value: E) {
         // Once the adjoint is there, adding a zero changes nothing: no test.
-        if slot.is_none() && value.is_zero() {
+        if slot.is_none() && value.is_zero_adjoint() {
             return;
         }
         let seq = slot.get_or_insert_with(|| core::array::from_fn(|_| E::default()));
@@ -244,7 +244,7 @@ impl<E: Adjoint + Clone + Default> Seq for Vec<E> {
             *e = core::mem::take(e).accumulate(value);
             return;
         }
-        if value.is_zero() {
+        if value.is_zero_adjoint() {
             return;
         }
         *slot = Some(grown(slot.take(), i, value));

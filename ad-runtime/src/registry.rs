@@ -134,8 +134,10 @@ pub struct FnInfo {
 #[doc(hidden)]
 pub struct RuleEntry {
     /// The function the rule is for, and the rule: a `<F as Function<A>>::Forward` for a forward
-    /// rule.
-    pub load: fn() -> (FnInfo, Box<dyn Any + Send + Sync>),
+    /// rule. `None` for an instantiation of a generic function whose bounds the type does not
+    /// meet (`f32` where the function asks for a trait only `f64` has): there is no such
+    /// function to register.
+    pub load: fn() -> LoadedRule,
     /// Mode of the rule.
     pub mode: Mode,
     /// Generated or custom.
@@ -147,6 +149,10 @@ pub struct RuleEntry {
     /// For a generated rule, the functions it calls through the registry.
     pub callees: &'static [Callee],
 }
+
+/// What a [`RuleEntry`] loads: the function and its rule, erased.
+#[doc(hidden)]
+pub type LoadedRule = Option<(FnInfo, Box<dyn Any + Send + Sync>)>;
 
 /// A call through the registry inside a generated derivative.
 #[doc(hidden)]
@@ -342,7 +348,9 @@ fn rebuild() -> &'static StaticIndex {
         let loaded = match old.and_then(|old| old.loaded.get(&address)) {
             Some(loaded) => *loaded,
             None => {
-                let (function, rule) = (entry.load)();
+                let Some((function, rule)) = (entry.load)() else {
+                    continue;
+                };
                 changed.push(function);
                 // Loaded once per process and shared by every resolution from then on.
                 &*Box::leak(Box::new(Loaded {
@@ -781,6 +789,14 @@ fn forward_from_reverse<F: Function<A>, A>(
 pub(crate) struct Validity {
     pub(crate) epoch: &'static AtomicU64,
     pub(crate) seen: u64,
+}
+
+impl Validity {
+    /// Whether the function's rules are still those of the resolution.
+    #[inline(always)]
+    pub(crate) fn holds(&self) -> bool {
+        self.epoch.load(Ordering::Acquire) == self.seen
+    }
 }
 
 /// A rule of the other mode cannot stand in for a function with slice arguments.

@@ -242,7 +242,7 @@ pub trait Accumulate {
     /// The sum of two adjoints.
     fn accumulate(self, other: Self) -> Self;
     /// Whether every coordinate is exactly zero.
-    fn is_zero(&self) -> bool;
+    fn is_zero_adjoint(&self) -> bool;
 }
 
 macro_rules! float_accumulate {
@@ -253,7 +253,7 @@ macro_rules! float_accumulate {
                 self + other
             }
             #[inline(always)]
-            fn is_zero(&self) -> bool {
+            fn is_zero_adjoint(&self) -> bool {
                 *self == 0.0
             }
         }
@@ -267,7 +267,7 @@ impl Accumulate for NoTangent {
         NoTangent
     }
     #[inline(always)]
-    fn is_zero(&self) -> bool {
+    fn is_zero_adjoint(&self) -> bool {
         true
     }
 }
@@ -280,8 +280,8 @@ macro_rules! tuple_accumulate {
                 ($(self.$i.accumulate(other.$i),)+)
             }
             #[inline(always)]
-            fn is_zero(&self) -> bool {
-                true $(&& self.$i.is_zero())+
+            fn is_zero_adjoint(&self) -> bool {
+                true $(&& self.$i.is_zero_adjoint())+
             }
         }
     )*};
@@ -310,8 +310,8 @@ impl<T: Accumulate, const N: usize> Accumulate for [T; N] {
         })
     }
     #[inline]
-    fn is_zero(&self) -> bool {
-        self.iter().all(Accumulate::is_zero)
+    fn is_zero_adjoint(&self) -> bool {
+        self.iter().all(Accumulate::is_zero_adjoint)
     }
 }
 
@@ -333,15 +333,15 @@ impl<T: Accumulate> Accumulate for Vec<T> {
         sum
     }
     #[inline]
-    fn is_zero(&self) -> bool {
-        self.iter().all(Accumulate::is_zero)
+    fn is_zero_adjoint(&self) -> bool {
+        self.iter().all(Accumulate::is_zero_adjoint)
     }
 }
 
 /// The adjoint that seeds a gradient: 1 for a float result.
 ///
 /// ```
-/// assert_eq!(<f32 as ad::Seed>::one(), 1.0);
+/// assert_eq!(<f32 as ad::Seed>::unit(), 1.0);
 /// ```
 #[diagnostic::on_unimplemented(
     message = "a gradient needs a float result, and this function returns `{Self}`'s base type",
@@ -349,17 +349,17 @@ impl<T: Accumulate> Accumulate for Vec<T> {
 )]
 pub trait Seed {
     /// One.
-    fn one() -> Self;
+    fn unit() -> Self;
 }
 
 impl Seed for f64 {
-    fn one() -> f64 {
+    fn unit() -> f64 {
         1.0
     }
 }
 
 impl Seed for f32 {
-    fn one() -> f32 {
+    fn unit() -> f32 {
         1.0
     }
 }

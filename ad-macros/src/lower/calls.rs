@@ -2,6 +2,26 @@
 
 use super::*;
 
+/// The associated functions that convert a number to a float type (`NumCast::from` and
+/// `FromPrimitive`'s), each returning an `Option`.
+const CONVERSIONS: &[&str] = &[
+    "from",
+    "from_f64",
+    "from_f32",
+    "from_usize",
+    "from_isize",
+    "from_u8",
+    "from_u16",
+    "from_u32",
+    "from_u64",
+    "from_u128",
+    "from_i8",
+    "from_i16",
+    "from_i32",
+    "from_i64",
+    "from_i128",
+];
+
 impl Lower {
     pub(super) fn method_call(&mut self, m: &syn::ExprMethodCall, out: &mut Vec<Inst>) -> Value {
         let name = m.method.to_string();
@@ -36,6 +56,9 @@ impl Lower {
         {
             return self.verbatim(&Expr::MethodCall(m.clone()), out, None);
         }
+        if let Some(v) = self.conversion(m, out) {
+            return v;
+        }
         if let Some(range) = sliced(&m.receiver) {
             self.errors.push(err(range, "#[differentiable] does not support slicing (`a[i..j]`); index elements one by one (`a[i]`) in a loop over the range"));
             return self.dummy(out, m.span());
@@ -64,6 +87,52 @@ impl Lower {
             return v;
         }
         self.verbatim(&Expr::MethodCall(m.clone()), out, Some(Unsupported::with_fix("this method call", "the float methods that are differentiated are listed in the README; for anything else call a function (with #[differentiable] or a #[custom_rule]) instead of a method")))
+    }
+
+    /// A conversion to a float type written as a call and an unwrap: `T::from(x).unwrap()`,
+    /// `T::from_f64(x).unwrap()`, `f64::from_usize(n).expect(..)`, with `T` a type parameter of
+    /// the function or a float type. It is the cast `x as T` (a constant when `x` has no
+    /// derivative), written as the user wrote it.
+    fn conversion(&mut self, m: &syn::ExprMethodCall, out: &mut Vec<Inst>) -> Option<Value> {
+        if !matches!(m.method.to_string().as_str(), "unwrap" | "expect") || m.turbofish.is_some() {
+            return None;
+        }
+        let Expr::Call(call) = &*m.receiver else {
+            return None;
+        };
+        let Expr::Path(path) = &*call.func else {
+            return None;
+        };
+        let segments = &path.path.segments;
+        if path.qself.is_some()
+            || path.path.leading_colon.is_some()
+            || segments.len() != 2
+            || call.args.len() != 1
+            || segments.iter().any(|s| !s.arguments.is_none())
+        {
+            return None;
+        }
+        let (ty, function) = (&segments[0].ident, segments[1].ident.to_string());
+        let ty_name = ty.to_string();
+        let to_float = self.type_params.contains(&ty_name) || prims::is_float_type_name(&ty_name);
+        if !to_float || !CONVERSIONS.contains(&function.as_str()) {
+            return None;
+        }
+        let a = self.expr(&call.args[0], out);
+        let v = self.value(m.span());
+        let callee = &call.func;
+        let (dot, method, args) = (&m.dot_token, &m.method, &m.args);
+        let rest = quote!(#dot #method(#args));
+        out.push(Inst::Cast {
+            out: v,
+            a,
+            ty: syn::parse_quote!(#ty),
+            via: Some(crate::ir::Conversion {
+                callee: quote!(#callee),
+                rest,
+            }),
+        });
+        Some(v)
     }
 
     pub(super) fn call(&mut self, c: &syn::ExprCall, out: &mut Vec<Inst>) -> Value {
@@ -121,6 +190,15 @@ impl Lower {
                     args: vals,
                 });
                 return v;
+            }
+        }
+        // A reference to an array is differentiated as a copy of the array, which the callee
+        // would get in its place: not passed on yet.
+        for a in &c.args {
+            if let Some((var, ident)) = self.local_var(a)
+                && self.array_refs.contains(&var)
+            {
+                self.errors.push(err(a, format!("#[differentiable] does not pass a reference to an array on to another function yet: `{ident}` is differentiated as the array it refers to; pass the array (`*{ident}`) to a function that takes `[T; N]`")));
             }
         }
         // A slice parameter may be passed on whole: the callee gets it with its tangent or

@@ -102,6 +102,7 @@ impl Lower {
                     out: v,
                     a,
                     ty: (*c.ty).clone(),
+                    via: None,
                 });
                 v
             }
@@ -127,6 +128,7 @@ impl Lower {
                         out: v,
                         a,
                         index: index.clone(),
+                        element: false,
                     });
                     v
                 }

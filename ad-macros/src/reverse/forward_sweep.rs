@@ -277,9 +277,10 @@ impl<'a> Reverse<'a> {
                 ts.extend(self.record(*out, &[quote!(#kept), quote!(#v)]));
                 ts
             }
-            Inst::Cast { out, a, ty } => {
+            Inst::Cast { out, a, ty, via } => {
                 let pa = self.p(*a, al);
-                let mut ts = Self::def(*out, quote!(#pa as #ty));
+                let primal = crate::ir::Conversion::primal(via.as_ref(), &pa, ty);
+                let mut ts = Self::def(*out, primal);
                 if self.active(*out) {
                     ts.extend(self.record(*out, &[pa]));
                 }
@@ -289,9 +290,15 @@ impl<'a> Reverse<'a> {
                 let ps: Vec<TokenStream> = elems.iter().map(|e| self.p(*e, al)).collect();
                 Self::def(*out, quote!((#(#ps,)*)))
             }
-            Inst::Field { out, a, index } => {
+            Inst::Field {
+                out,
+                a,
+                index,
+                element,
+            } => {
                 let pa = self.p(*a, al);
-                let mut ts = Self::def(*out, quote!(#pa.#index));
+                let access = crate::ir::field_access(index, *element);
+                let mut ts = Self::def(*out, quote!(#pa #access));
                 if self.active(*out) {
                     ts.extend(self.record(*out, &[pa]));
                 }

@@ -470,7 +470,7 @@ impl<'a> Reverse<'a> {
                     #body
                 }
             }
-            Inst::Cast { out, a, ty } => {
+            Inst::Cast { out, a, ty, .. } => {
                 if !self.active(*out) {
                     return TokenStream::new();
                 }
@@ -490,7 +490,13 @@ impl<'a> Reverse<'a> {
                 }
                 self.with_adjoint_linear(*out, body)
             }
-            Inst::Field { out, a, index } => {
+            Inst::Field {
+                out,
+                a,
+                index,
+                element,
+            } => {
+                let access = crate::ir::field_access(index, *element);
                 if !self.active(*out) {
                     return TokenStream::new();
                 }
@@ -499,7 +505,7 @@ impl<'a> Reverse<'a> {
                 let body = if self.contributed.contains(&a.0) {
                     let set = quote! {
                         let mut #t = #krate::__private::zero(&#r.0);
-                        #t.#index = #g;
+                        #t #access = #g;
                     };
                     let add = self.acc(*a, quote!(#t));
                     quote!(#set #add)

@@ -1,0 +1,147 @@
+//! The generic parameters of a differentiable function or a rule: the generics its derivatives
+//! declare, and the instantiations the registration names.
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::Ident;
+
+/// The generics of a derivative: the function's own parameters and bounds, and on each type
+/// parameter the bound that the generated arithmetic needs, `ad::Real`.
+pub fn derivative_generics(
+    generics: &syn::Generics,
+    krate: &TokenStream,
+) -> (TokenStream, TokenStream) {
+    let (impl_generics, _, _) = generics.split_for_impl();
+    (quote!(#impl_generics), where_with_real(generics, krate))
+}
+
+/// The function's `where` clause with `T: ad::Real` added for each type parameter.
+fn where_with_real(generics: &syn::Generics, krate: &TokenStream) -> TokenStream {
+    let mut predicates: Vec<TokenStream> = generics
+        .where_clause
+        .as_ref()
+        .map(|w| w.predicates.iter().map(|p| quote!(#p)).collect())
+        .unwrap_or_default();
+    for t in generics.type_params() {
+        let ident = &t.ident;
+        predicates.push(quote!(#ident: #krate::Real));
+    }
+    if predicates.is_empty() {
+        TokenStream::new()
+    } else {
+        quote!(where #(#predicates),*)
+    }
+}
+
+/// The float types every type parameter is instantiated at, in the order registered.
+const FLOATS: [&str; 2] = ["f64", "f32"];
+
+/// Errors for generic parameters the registration cannot instantiate.
+pub fn check(generics: &syn::Generics, attribute: &str) -> Vec<syn::Error> {
+    generics
+        .const_params()
+        .map(|c| {
+            syn::Error::new_spanned(
+                c,
+                format!(
+                    "#[{attribute}] does not support const generic parameters yet: its derivatives are registered for each instantiation, and a const parameter has too many; write the function for a slice `&[T]` (or a fixed length)"
+                ),
+            )
+        })
+        .collect()
+}
+
+/// The rule loaders of a registration, and the items they need.
+///
+/// `loaders` are the bodies of the loaders of one function or rule, each an expression of type
+/// `Option<(FnInfo, Box<dyn Any + Send + Sync>)>` built from the turbofish it is given (`::<f64>`
+/// or nothing). Without type parameters each body is one loader, as it is. With type
+/// parameters, each body is the method of a trait implemented for the tuple of the type
+/// parameters under the function's own bounds, and each instantiation's loader calls it by
+/// autoref: where the bounds hold for the float type, the method is the body; where they do not
+/// (a bound `f32` does not meet), method resolution falls back to a method that loads nothing,
+/// so a bound that rules out `f32` leaves `f32` out instead of breaking the build.
+///
+/// Returns the items, and the loaders of each instantiation in the order of `loaders`.
+pub fn loaders(
+    krate: &TokenStream,
+    generics: &syn::Generics,
+    loaders: &[&dyn Fn(&TokenStream) -> TokenStream],
+) -> (TokenStream, Vec<Vec<TokenStream>>) {
+    let types: Vec<&Ident> = generics.type_params().map(|t| &t.ident).collect();
+    if types.is_empty() {
+        let loads = loaders
+            .iter()
+            .map(|body| {
+                let body = body(&TokenStream::new());
+                quote!(|| #body)
+            })
+            .collect();
+        return (TokenStream::new(), vec![loads]);
+    }
+    let at = Ident::new("__AdAt", Span::mixed_site());
+    let exact = Ident::new("__AdLoad", Span::mixed_site());
+    let none = Ident::new("__AdLoadNone", Span::mixed_site());
+    let methods: Vec<Ident> = (0..loaders.len())
+        .map(|k| Ident::new(&format!("load_{k}"), Span::mixed_site()))
+        .collect();
+    let loaded = quote!(#krate::__private::LoadedRule);
+    let turbofish = quote!(::<#(#types),*>);
+    let bodies = loaders.iter().map(|body| body(&turbofish));
+    let (impl_generics, _, _) = generics.split_for_impl();
+    let where_clause = where_with_real(generics, krate);
+    let items = quote! {
+        struct #at<T>(::core::marker::PhantomData<fn() -> T>);
+
+        trait #exact {
+            #(fn #methods(&self) -> #loaded;)*
+        }
+
+        #[allow(clippy::extra_unused_type_parameters)]
+        impl #impl_generics #exact for #at<(#(#types,)*)> #where_clause {
+            #(
+                fn #methods(&self) -> #loaded {
+                    #bodies
+                }
+            )*
+        }
+
+        trait #none {
+            #(
+                fn #methods(&self) -> #loaded {
+                    ::core::option::Option::None
+                }
+            )*
+        }
+
+        impl<T> #none for &#at<T> {}
+    };
+    let instantiations = FLOATS
+        .iter()
+        .map(|float| {
+            let float = Ident::new(float, Span::call_site());
+            let tuple: Vec<&Ident> = types.iter().map(|_| &float).collect();
+            methods
+                .iter()
+                .map(|m| quote!(|| (&#at::<(#(#tuple,)*)>(::core::marker::PhantomData)).#m()))
+                .collect()
+        })
+        .collect();
+    (items, instantiations)
+}
+
+/// The function a generic rule is for, at the rule's instantiation: `of = f` of a rule generic
+/// over `T` names `f::<T>`, since a rule's signature cannot tell rustc the type parameters of a
+/// generic function inside a generic impl. `of` with generic arguments of its own is kept as
+/// written (it may name the rule's parameters: `of = f::<T, 3>`).
+pub fn of_instantiated(of: &syn::Path, generics: &syn::Generics) -> syn::Path {
+    let mut of = of.clone();
+    let types: Vec<&Ident> = generics.type_params().map(|t| &t.ident).collect();
+    if let Some(last) = of.segments.last_mut()
+        && !types.is_empty()
+        && last.arguments.is_none()
+    {
+        last.arguments = syn::PathArguments::AngleBracketed(syn::parse_quote!(::<#(#types),*>));
+    }
+    of
+}
