@@ -196,3 +196,25 @@ fn gradient_of_neuron_uses_the_reverse_rule_from_another_crate() {
     let (_, (gw, _, _)) = ad::value_and_grad(ad_test_model::neuron, (1.0, 800.0, 0.0));
     assert_eq!(gw, 800.0);
 }
+
+/// A generic rule in another crate, for a generic function of a second crate, used by the
+/// generic derivative generated there, at both instantiations and in both modes (reverse mode
+/// through the forward rule, converted). Oracle: d/dw softplus(w x) = x sigma(w x), with `sigma`
+/// written in this file; at `f32` to 1e-6 relative (a few ulps of the logistic).
+#[test]
+fn a_generic_rule_of_another_crate_serves_every_instantiation() {
+    let _lock = registry_lock();
+    for &(w, x, _) in &points() {
+        let want = x * sigma(w * x);
+        let (_, dw) = ad::jvp(ad_test_model::generic_neuron::<f64>, (w, x), (1.0, 0.0));
+        assert_close(dw, want, "generic_neuron::<f64> jvp");
+        let (gw, _) = ad::grad(ad_test_model::generic_neuron::<f64>, (w, x));
+        assert_close(gw, want, "generic_neuron::<f64> grad");
+        let (gw, _) = ad::grad(ad_test_model::generic_neuron::<f32>, (w as f32, x as f32));
+        let want32 = f64::from(x as f32) * sigma(f64::from(w as f32) * f64::from(x as f32));
+        assert!(
+            (f64::from(gw) - want32).abs() <= 1e-6 * want32.abs().max(1.0),
+            "generic_neuron::<f32> grad: {gw} vs {want32}"
+        );
+    }
+}

@@ -203,9 +203,50 @@ pub mod reexported {
     }
 }
 
+/// A generic function over `num_traits::Float`, calling another with its type spelled out,
+/// with a generic rule for a generic function beside it.
+///
+/// # Panics
+///
+/// If `T` cannot hold one half.
+#[differentiable]
+#[must_use]
+#[allow(clippy::explicit_iter_loop)] // `for &xi in x` over a slice is not accepted yet
+pub fn generic_energy<T>(x: &[T], k: T) -> T
+where
+    T: num_traits::Float + num_traits::FromPrimitive,
+{
+    let half = T::from_f64(0.5).unwrap();
+    let mut e = T::zero();
+    for &xi in x.iter() {
+        e = e + half * k * generic_square::<T>(xi);
+    }
+    e
+}
+
+/// `x^2`, with no derivative of its own: the generic rule below gives it one.
+#[must_use]
+pub fn generic_square<T: num_traits::Float>(x: T) -> T {
+    x * x
+}
+
+#[custom_rule(reverse, of = generic_square)]
+fn generic_square_vjp<T: num_traits::Float>(x: T, _value: T, bar: T) -> T {
+    (x + x) * bar
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `d/dx_i sum k x_i^2 / 2 = k x_i`, at `f64` and `f32`.
+    #[test]
+    fn generic_energy_gradient() {
+        let (gx, gk) = ad::grad(generic_energy::<f64>, (&[1.0, -2.0][..], 3.0));
+        assert_eq!((gx, gk), (vec![3.0, -6.0], 2.5));
+        let (gx, _) = ad::grad(generic_energy::<f32>, (&[1.0_f32, -2.0][..], 3.0_f32));
+        assert_eq!(gx, vec![3.0_f32, -6.0]);
+    }
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0)

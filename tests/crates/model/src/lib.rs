@@ -24,3 +24,16 @@ pub fn neuron(w: f64, x: f64, b: f64) -> f64 {
 pub fn gated_neuron(w: f64, x: f64, b: f64) -> f64 {
     activation(w * x + b) * ad_test_special::logistic(x)
 }
+
+/// A generic activation, `ln(1 + e^x)` written naively for any float type. No derivative and no
+/// rule in this crate: `ad-test-stable-rules` gives it a generic forward rule.
+pub fn generic_activation<T: num_traits::Float>(x: T) -> T {
+    (T::one() + x.exp()).ln()
+}
+
+/// A generic neuron, `generic_activation(w x)`: its derivatives at `f64` and `f32` call
+/// `generic_activation::<f64>` and `::<f32>` through the registry.
+#[ad::differentiable]
+pub fn generic_neuron<T: num_traits::Float>(w: T, x: T) -> T {
+    generic_activation(w * x)
+}

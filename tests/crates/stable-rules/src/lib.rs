@@ -19,3 +19,11 @@ fn activation_jvp(x: f64, dx: f64) -> (f64, f64) {
 fn activation_vjp(x: f64, _value: f64, adjoint: f64) -> f64 {
     logistic(x) * adjoint
 }
+
+/// The forward rule of `generic_activation` at every float type: its derivative is the logistic
+/// function, here `1 / (1 + e^-x)` (the value is computed as the function computes it).
+#[ad::custom_rule(forward, of = ad_test_model::generic_activation)]
+fn generic_activation_jvp<T: num_traits::Float>(x: T, dx: T) -> (T, T) {
+    let value = ad_test_model::generic_activation(x);
+    (value, dx / (T::one() + (-x).exp()))
+}
