@@ -10,7 +10,7 @@
 //!
 //! Options: `--runs N` (passes over all problems, default 3; the tables give the median over
 //! the passes and the min-max spread), `--quick` (short samples, one pass), `--section NAME`
-//! (`main`, `scaling`, `dispatch`; may repeat), `--only KEY` (one problem of the main section),
+//! (`main`, `scaling`, `dispatch`, `generic`; may repeat), `--only KEY` (one problem of the main section),
 //! `--profile KEY METHOD SECONDS` (run one method in a loop, for `perf record`).
 
 use ad_benches::harness::{Case, Config, fmt_ns, measure, median, spin};
@@ -72,7 +72,12 @@ fn options() -> Options {
         i += 1;
     }
     if o.sections.is_empty() {
-        o.sections = vec!["main".into(), "scaling".into(), "dispatch".into()];
+        o.sections = vec![
+            "main".into(),
+            "scaling".into(),
+            "dispatch".into(),
+            "generic".into(),
+        ];
     }
     o
 }
@@ -602,4 +607,118 @@ fn main() {
     if wanted("dispatch") {
         dispatch(o.runs, &o.config);
     }
+    if wanted("generic") {
+        generic(o.runs, &o.config);
+    }
+}
+
+/// Generic functions at `f64` against the same source written for `f64`: Rosenbrock n = 1000
+/// and GMM d = 10 K = 25, both modes, interleaved in one process.
+fn generic(runs: usize, config: &Config) {
+    use ad_benches::problems::generic::{gmm_objective_t, rosenbrock_t};
+    use ad_benches::problems::gmm::{Gmm, gmm_objective};
+    use ad_benches::problems::rosenbrock::rosenbrock;
+
+    let x: Vec<f64> = (0..1000).map(|i| 0.5 + 0.001 * i as f64).collect();
+    let dx: Vec<f64> = (0..1000).map(|i| ((i % 7) as f64 - 3.0) * 0.1).collect();
+    let g = Gmm::new(10, 25, 1000, 0x5EED_0002 + 10);
+    let dir: Vec<f64> = (0..g.parameters())
+        .map(|i| ((i % 5) as f64 - 2.0) * 0.1)
+        .collect();
+    let (da, rest) = dir.split_at(g.k);
+    let (dm, di) = rest.split_at(g.k * g.d);
+    fn gmm_args(g: &Gmm) -> GmmArgs<'_> {
+        (
+            black_box(&g.alphas[..]),
+            black_box(&g.means[..]),
+            black_box(&g.icf[..]),
+            ad::Const(&g.x[..]),
+            ad::Const(g.gamma),
+            ad::Const(g.m),
+        )
+    }
+    type GmmArgs<'a> = (
+        &'a [f64],
+        &'a [f64],
+        &'a [f64],
+        ad::Const<&'a [f64]>,
+        ad::Const<f64>,
+        ad::Const<f64>,
+    );
+    let tangents = (da, dm, di, ad::NoTangent, ad::NoTangent, ad::NoTangent);
+
+    // The two forms agree before anything is timed.
+    let (m, (gm,)) = ad::value_and_grad(rosenbrock, (&x[..],));
+    let (t, (gt,)) = ad::value_and_grad(rosenbrock_t::<f64>, (&x[..],));
+    assert!(m == t && gm == gt, "generic: Rosenbrock gradients differ");
+    let (m, gm) = ad::value_and_grad(gmm_objective, gmm_args(&g));
+    let (t, gt) = ad::value_and_grad(gmm_objective_t::<f64>, gmm_args(&g));
+    assert!(
+        m == t && gm.0 == gt.0 && gm.2 == gt.2,
+        "generic: GMM gradients differ"
+    );
+
+    let mut cases = vec![
+        Case::new("rosenbrock grad, f64", || {
+            black_box(ad::value_and_grad(rosenbrock, (black_box(&x[..]),)));
+        }),
+        Case::new("rosenbrock grad, generic", || {
+            black_box(ad::value_and_grad(
+                rosenbrock_t::<f64>,
+                (black_box(&x[..]),),
+            ));
+        }),
+        Case::new("rosenbrock jvp, f64", || {
+            black_box(ad::jvp(rosenbrock, (black_box(&x[..]),), (&dx[..],)));
+        }),
+        Case::new("rosenbrock jvp, generic", || {
+            black_box(ad::jvp(
+                rosenbrock_t::<f64>,
+                (black_box(&x[..]),),
+                (&dx[..],),
+            ));
+        }),
+        Case::new("gmm grad, f64", || {
+            black_box(ad::value_and_grad(gmm_objective, gmm_args(&g)));
+        }),
+        Case::new("gmm grad, generic", || {
+            black_box(ad::value_and_grad(gmm_objective_t::<f64>, gmm_args(&g)));
+        }),
+        Case::new("gmm jvp, f64", || {
+            black_box(ad::jvp(gmm_objective, gmm_args(&g), tangents));
+        }),
+        Case::new("gmm jvp, generic", || {
+            black_box(ad::jvp(gmm_objective_t::<f64>, gmm_args(&g), tangents));
+        }),
+    ];
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
+    for _ in 0..runs {
+        for (i, t) in measure(&mut cases, config).into_iter().enumerate() {
+            times[i].push(t);
+        }
+    }
+    println!("### Generic functions at f64 against the same source written for f64\n");
+    println!(
+        "| problem | mode | written for f64 | generic at f64 | generic / f64 | spread of the ratio over runs |"
+    );
+    println!("|---|---|---|---|---|---|");
+    let rows = [
+        ("Rosenbrock n = 1000", "gradient"),
+        ("Rosenbrock n = 1000", "JVP"),
+        ("GMM d = 10, K = 25", "gradient"),
+        ("GMM d = 10, K = 25", "JVP"),
+    ];
+    for (k, (problem, mode)) in rows.iter().enumerate() {
+        let (mono, generic) = (&times[2 * k], &times[2 * k + 1]);
+        let ratios: Vec<f64> = generic.iter().zip(mono).map(|(g, m)| g / m).collect();
+        let lo = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        println!(
+            "| {problem} | {mode} | {} | {} | {:.3} | {lo:.3} - {hi:.3} |",
+            fmt_ns(median(&mut mono.clone())),
+            fmt_ns(median(&mut generic.clone())),
+            median(&mut ratios.clone()),
+        );
+    }
+    println!();
 }

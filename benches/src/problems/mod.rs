@@ -4,6 +4,7 @@
 
 pub mod ba;
 pub mod dispatch;
+pub mod generic;
 pub mod gmm;
 pub mod mlp;
 pub mod rk4;
