@@ -387,10 +387,13 @@ fn combined(errors: Vec<syn::Error>) -> Option<syn::Error> {
 }
 
 /// A function lowered to the IR and analysed, or all the errors found in it.
-fn lower_and_check(func: &ItemFn) -> syn::Result<(crate::ir::Func, activity::Activity)> {
+fn lower_and_check(
+    func: &ItemFn,
+    krate: &TokenStream,
+) -> syn::Result<(crate::ir::Func, activity::Activity)> {
     let mut errors = check_signature_types(&func.sig);
     errors.extend(crate::generics::check(&func.sig.generics, "differentiable"));
-    let ir = match Lower::new().function(func) {
+    let ir = match Lower::new(krate.clone()).function(func) {
         Ok(ir) => ir,
         Err(e) => {
             errors.push(e);
@@ -407,8 +410,12 @@ fn lower_and_check(func: &ItemFn) -> syn::Result<(crate::ir::Func, activity::Act
 
 pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let args = attr::differentiable(args);
+    // With arguments in error, the lowering still reports its own errors, with the default path.
+    let krate = args
+        .as_ref()
+        .map_or_else(|_| quote!(::ad), |a| a.krate.clone());
     let lowered = parse_fn(item, "differentiable")
-        .and_then(|func| lower_and_check(&func).map(|(ir, act)| (func, ir, act)));
+        .and_then(|func| lower_and_check(&func, &krate).map(|(ir, act)| (func, ir, act)));
     // Errors in the arguments and in the function, all together.
     let (args, (func, ir, act)) = both(args, lowered)?;
     let krate = &args.krate;

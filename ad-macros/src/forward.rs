@@ -404,9 +404,10 @@ impl<'a> Forward<'a> {
             }
             Inst::Cast { out, a, ty, via } => {
                 let pa = self.p(*a, al);
+                let cast = crate::generics::cast_fn(&self.func.generics, ty, "cast", "cast_from");
                 let tangent = self.active(*a).then(|| {
                     let ta = self.t(*a, al);
-                    quote!(#krate::__private::ops::cast::<_, #ty>(#pa, #ta))
+                    quote!(#krate::__private::ops::#cast::<_, #ty>(#pa, #ta))
                 });
                 let primal = crate::ir::Conversion::primal(via.as_ref(), &pa, ty);
                 let mut ts = self.def(*out, primal, tangent);

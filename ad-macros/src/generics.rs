@@ -145,3 +145,20 @@ pub fn of_instantiated(of: &syn::Path, generics: &syn::Generics) -> syn::Path {
     }
     of
 }
+
+/// The runtime function that casts a tangent or an adjoint to `ty`: by the source's `CastTo`
+/// (`source`), or, when `ty` is a type parameter of the function, by the target's `CastFrom`
+/// (`target`), which the parameter's `ad::Real` bound provides from `f64` and `f32`.
+pub fn cast_fn(generics: &syn::Generics, ty: &syn::Type, source: &str, target: &str) -> Ident {
+    let to_parameter = match ty {
+        syn::Type::Path(p) if p.qself.is_none() => p
+            .path
+            .get_ident()
+            .is_some_and(|i| generics.type_params().any(|t| t.ident == *i)),
+        _ => false,
+    };
+    Ident::new(
+        if to_parameter { target } else { source },
+        Span::call_site(),
+    )
+}

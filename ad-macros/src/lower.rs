@@ -12,6 +12,8 @@ use syn::spanned::Spanned;
 use syn::{BinOp, Expr, FnArg, Ident, ItemFn, Pat, ReturnType, Stmt, Type, UnOp};
 
 mod calls;
+mod chains;
+mod closures;
 mod control;
 mod expr;
 mod loops;
@@ -44,6 +46,10 @@ pub struct Lower {
     type_params: Vec<String>,
     /// The parameters that are references to arrays (`&[T; N]`).
     array_refs: Vec<Var>,
+    /// The path of the `ad` crate, for the helpers that lowered code calls.
+    krate: TokenStream,
+    /// The closures bound by `let`, by name: inlined where they are called.
+    closures: HashMap<String, closures::Closure>,
     pub errors: Vec<syn::Error>,
 }
 
@@ -254,7 +260,7 @@ pub(crate) fn supported_value_type(ty: &Type) -> bool {
 }
 
 impl Lower {
-    pub fn new() -> Self {
+    pub fn new(krate: TokenStream) -> Self {
         Lower {
             values: Vec::new(),
             vars: Vec::new(),
@@ -268,6 +274,8 @@ impl Lower {
             item_names: Vec::new(),
             type_params: Vec::new(),
             array_refs: Vec::new(),
+            krate,
+            closures: HashMap::new(),
             errors: Vec::new(),
         }
     }
@@ -545,6 +553,9 @@ impl Lower {
     }
 
     fn local(&mut self, local: &syn::Local, out: &mut Vec<Inst>) {
+        if self.closure_binding(local, out) {
+            return;
+        }
         let Some(init) = &local.init else {
             let (pat, ty) = split_type(&local.pat);
             match pat {
@@ -564,8 +575,11 @@ impl Lower {
             ));
             return;
         }
-        let value = self.expr(&init.expr, out);
         let (pat, ty) = split_type(&local.pat);
+        let value = match ty.and_then(|ty| self.typed_into(&init.expr, ty, out)) {
+            Some(v) => v,
+            None => self.expr(&init.expr, out),
+        };
         let mut binds = Vec::new();
         self.pattern(pat, ty.cloned(), value, out, &mut binds);
         for var in binds {
@@ -1157,6 +1171,10 @@ enum Source {
     Elems(Var, Ident),
     Enumerate(Box<Source>),
     Zip(Box<Source>, Box<Source>),
+    /// `.skip(k)`: the count `k` as written, and the variables it reads.
+    Skip(Box<Source>, TokenStream, Vec<Var>),
+    /// `.take(k)`.
+    Take(Box<Source>, TokenStream, Vec<Var>),
 }
 
 /// Methods known not to change their receiver, besides the float primitives.

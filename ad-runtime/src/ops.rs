@@ -154,6 +154,45 @@ pub fn cast_adjoint<From: CastTo<To>, To: Differentiable>(
     value.cast_adjoint(adjoint)
 }
 
+/// `value as Self` from the target's side: what a generic function's derivative can name when
+/// the target is its type parameter (`T::from_f64(x).unwrap()` with `T: ad::Real`, which
+/// implies `T: CastFrom<f64>`, where `f64: CastTo<T>` cannot be named).
+pub trait CastFrom<From: Differentiable>: Differentiable {
+    /// The tangent of `value as Self` given the tangent of `value`.
+    fn cast_tangent_from(value: From, tangent: From::Tangent) -> Self::Tangent;
+    /// The adjoint of `value` given the adjoint of `value as Self`.
+    fn cast_adjoint_from(value: From, adjoint: Self::Tangent) -> From::Tangent;
+}
+
+impl<From: CastTo<To>, To: Differentiable> CastFrom<From> for To {
+    #[inline(always)]
+    fn cast_tangent_from(value: From, tangent: From::Tangent) -> To::Tangent {
+        value.cast_tangent(tangent)
+    }
+    #[inline(always)]
+    fn cast_adjoint_from(value: From, adjoint: To::Tangent) -> From::Tangent {
+        value.cast_adjoint(adjoint)
+    }
+}
+
+/// The tangent of `value as To`, by [`CastFrom`].
+#[inline(always)]
+pub fn cast_from<From: Differentiable, To: CastFrom<From>>(
+    value: From,
+    tangent: From::Tangent,
+) -> To::Tangent {
+    To::cast_tangent_from(value, tangent)
+}
+
+/// The adjoint of `value` given the adjoint of `value as To`, by [`CastFrom`].
+#[inline(always)]
+pub fn cast_adjoint_from<From: Differentiable, To: CastFrom<From>>(
+    value: From,
+    adjoint: To::Tangent,
+) -> From::Tangent {
+    To::cast_adjoint_from(value, adjoint)
+}
+
 #[cfg(test)]
 mod tests {
     use super::Scalar;

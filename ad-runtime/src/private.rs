@@ -526,6 +526,24 @@ pub fn counter_down(start: usize, k: usize, step: usize) -> usize {
     start.wrapping_sub(k.wrapping_mul(step))
 }
 
+/// The sum of no items of the iterator `_chain`, which is built but never run: the value an
+/// accumulator of `chain.sum()` starts from, of the type of the chain's items.
+pub fn sum_zero<I: Iterator>(_chain: &I) -> I::Item
+where
+    I::Item: core::iter::Sum<I::Item>,
+{
+    core::iter::empty().sum()
+}
+
+/// The product of no items of the iterator `_chain`, built but never run: where an
+/// accumulator of `chain.product()` starts.
+pub fn product_one<I: Iterator>(_chain: &I) -> I::Item
+where
+    I::Item: core::iter::Product<I::Item>,
+{
+    core::iter::empty().product()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,6 +37,10 @@ pub trait Real:
     + Seed
     + crate::ops::Scalar
     + crate::ops::CastTo<Self>
+    + crate::ops::CastTo<f64>
+    + crate::ops::CastTo<f32>
+    + crate::ops::CastFrom<f64>
+    + crate::ops::CastFrom<f32>
     + crate::prim::FloatOps
     + crate::tape::Tapeable
     + Adjoint

@@ -59,6 +59,12 @@ impl Lower {
         if let Some(v) = self.conversion(m, out) {
             return v;
         }
+        if let Some(v) = self.consumed_chain(m, out) {
+            return v;
+        }
+        if let Some(v) = self.array_map(m, out) {
+            return v;
+        }
         if let Some(range) = sliced(&m.receiver) {
             self.errors.push(err(range, "#[differentiable] does not support slicing (`a[i..j]`); index elements one by one (`a[i]`) in a loop over the range"));
             return self.dummy(out, m.span());
@@ -135,7 +141,30 @@ impl Lower {
         Some(v)
     }
 
+    /// `let x: f64 = v.into();`: the conversion `Into<f64>` of `v`, a cast to the `let`'s type.
+    pub(super) fn typed_into(&mut self, e: &Expr, ty: &Type, out: &mut Vec<Inst>) -> Option<Value> {
+        let Expr::MethodCall(m) = e else { return None };
+        if m.method != "into" || !m.args.is_empty() || m.turbofish.is_some() {
+            return None;
+        }
+        let a = self.expr(&m.receiver, out);
+        let v = self.value(m.span());
+        out.push(Inst::Cast {
+            out: v,
+            a,
+            ty: ty.clone(),
+            via: Some(crate::ir::Conversion {
+                callee: quote!(::core::convert::Into::<#ty>::into),
+                rest: TokenStream::new(),
+            }),
+        });
+        Some(v)
+    }
+
     pub(super) fn call(&mut self, c: &syn::ExprCall, out: &mut Vec<Inst>) -> Value {
+        if let Some(v) = self.inline_closure(c, out) {
+            return v;
+        }
         let Expr::Path(path) = &*c.func else {
             self.errors.push(err(
                 &c.func,

@@ -37,6 +37,10 @@ impl Lower {
                     self.pending.push((v, var));
                     return v;
                 }
+                if let Some((ident, _)) = self.closure_named(e) {
+                    self.errors.push(err(p, format!("#[differentiable] can call the closure `{ident}` (`{ident}(x)`, also in `.map({ident})`), but not use it as a value: its body is differentiated where it is called; call it, or write it as a named `fn`")));
+                    return self.dummy(out, p.span());
+                }
                 let v = self.value(p.span());
                 out.push(Inst::Const {
                     out: v,

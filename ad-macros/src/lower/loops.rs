@@ -157,6 +157,9 @@ impl Lower {
         match e {
             Expr::Paren(p) => self.element_source(&p.expr),
             Expr::Reference(r) if r.mutability.is_none() => {
+                if let Some(src) = self.range_of_elements(&r.expr) {
+                    return Some(Ok(src));
+                }
                 let (var, ident) = self.local_var(&r.expr)?;
                 Some(Ok(Source::Elems(var, ident)))
             }
@@ -164,10 +167,27 @@ impl Lower {
                 let name = m.method.to_string();
                 match (name.as_str(), m.args.len()) {
                     ("iter", 0) => {
+                        if let Some(src) = self.range_of_elements(&m.receiver) {
+                            return Some(Ok(src));
+                        }
                         let (var, ident) = self.local_var(&m.receiver)?;
                         Some(Ok(Source::Elems(var, ident)))
                     }
                     ("copied" | "cloned", 0) => self.element_source(&m.receiver),
+                    ("skip" | "take", 1) => {
+                        let inner = self.element_source(&m.receiver)?;
+                        let count = &m.args[0];
+                        let tokens = count.to_token_stream();
+                        let reads = self.reads_of(&tokens);
+                        let count = quote!((#tokens));
+                        Some(inner.map(|s| {
+                            if name == "skip" {
+                                Source::Skip(Box::new(s), count, reads)
+                            } else {
+                                Source::Take(Box::new(s), count, reads)
+                            }
+                        }))
+                    }
                     ("enumerate", 0) => Some(
                         self.element_source(&m.receiver)?
                             .map(|s| Source::Enumerate(Box::new(s))),
@@ -199,7 +219,7 @@ impl Lower {
                             Some(Err(err(
                                 &m.method,
                                 format!(
-                                    "#[differentiable] does not support `.{name}(..)` in a `for` loop over elements; loop over indices instead: `for i in 0..a.len()`"
+                                    "#[differentiable] does not support `.{name}(..)` over elements, in a `for` loop or an iterator chain (it supports `iter`, `copied`, `cloned`, `enumerate`, `zip`, `skip`, `take` and slices `a[i..j]`, then `map` and `sum`, `product` or `fold`); loop over indices instead: `for i in 0..a.len()`"
                                 ),
                             )))
                         } else {
@@ -212,6 +232,36 @@ impl Lower {
         }
     }
 
+    /// The elements of a range of a variable, `a[lo..hi]`: those after the first `lo`, `hi - lo`
+    /// of them (also `a[lo..]`, `a[..hi]`, `a[lo..=hi]`).
+    fn range_of_elements(&mut self, e: &Expr) -> Option<Source> {
+        let Expr::Index(ix) = e else { return None };
+        let Expr::Range(r) = &*ix.index else {
+            return None;
+        };
+        let (var, ident) = self.local_var(&ix.expr)?;
+        let mut src = Source::Elems(var, ident.clone());
+        let start = r.start.as_ref().map(|s| s.to_token_stream());
+        // The range's own length: out of bounds, it panics as the function does.
+        let count = quote!(#ident[#r].len());
+        let mut reads = self.reads_of(&count);
+        reads.push(var);
+        src = Source::Take(Box::new(src), count, reads);
+        if let Some(s) = start {
+            let reads = self.reads_of(&s);
+            // Skip first: the count of `take` counts from the start of the range.
+            src = match src {
+                Source::Take(inner, count, reads_t) => Source::Take(
+                    Box::new(Source::Skip(inner, quote!((#s)), reads)),
+                    count,
+                    reads_t,
+                ),
+                other => Source::Skip(Box::new(other), quote!((#s)), reads),
+            };
+        }
+        Some(src)
+    }
+
     /// The expression that counts the elements a source yields.
     pub(super) fn source_len(src: &Source) -> TokenStream {
         match src {
@@ -220,6 +270,14 @@ impl Lower {
             Source::Zip(a, b) => {
                 let (la, lb) = (Self::source_len(a), Self::source_len(b));
                 quote!(::core::cmp::min(#la, #lb))
+            }
+            Source::Skip(inner, k, _) => {
+                let len = Self::source_len(inner);
+                quote!(usize::saturating_sub(#len, #k))
+            }
+            Source::Take(inner, k, _) => {
+                let len = Self::source_len(inner);
+                quote!(::core::cmp::min(#len, #k))
             }
         }
     }
@@ -231,6 +289,10 @@ impl Lower {
             Source::Zip(a, b) => {
                 Self::source_vars(a, vars);
                 Self::source_vars(b, vars);
+            }
+            Source::Skip(inner, _, reads) | Source::Take(inner, _, reads) => {
+                Self::source_vars(inner, vars);
+                vars.extend(reads);
             }
         }
     }
@@ -260,6 +322,31 @@ impl Lower {
             v
         };
         match (src, pat) {
+            (Source::Take(inner, ..), _) => self.bind_elements(pat, inner, index, out),
+            (Source::Skip(inner, k, reads), _) => {
+                // The elements after the first `k`: at the index plus `k`, in a hidden variable.
+                let mut reads = reads.clone();
+                reads.push(index.0);
+                let i = index.1;
+                let shifted = self.value(Span::call_site());
+                out.push(Inst::Opaque {
+                    out: shifted,
+                    tokens: quote!(#i + #k),
+                    reads,
+                    may_write: false,
+                    only_inactive: None,
+                });
+                let ident = Ident::new(&format!("__ad_i{}", self.hidden), Span::mixed_site());
+                self.hidden += 1;
+                let var = self.new_var(ident.clone(), None, false);
+                self.vars[var.0 as usize].known_inactive = true;
+                out.push(Inst::Let {
+                    var,
+                    init: Some(shifted),
+                });
+                self.bind(var);
+                self.bind_elements(pat, inner, (var, &ident), out);
+            }
             (Source::Elems(var, ident), _) => {
                 let (name, by_ref) = match pat {
                     Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => (p, true),

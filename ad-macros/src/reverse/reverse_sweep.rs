@@ -475,9 +475,15 @@ impl<'a> Reverse<'a> {
                     return TokenStream::new();
                 }
                 let pop = self.pop_record(*out);
+                let cast = crate::generics::cast_fn(
+                    &self.func.generics,
+                    ty,
+                    "cast_adjoint",
+                    "cast_adjoint_from",
+                );
                 let body = self.acc(
                     *a,
-                    quote!(#krate::__private::ops::cast_adjoint::<_, #ty>(#r.0, #g)),
+                    quote!(#krate::__private::ops::#cast::<_, #ty>(#r.0, #g)),
                 );
                 let inner = self.with_adjoint(*out, body);
                 quote!(let #r = #pop; #inner)
