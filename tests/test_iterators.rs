@@ -1,0 +1,137 @@
+//! Iterator chains consumed in an expression (`map`, `sum`, `product`, `fold` over `iter`,
+//! `enumerate`, `zip`, `skip`, `take`, slices of variables), closures bound by `let` and called
+//! (also capturing values that carry a derivative), `array.map(..)` and `.into()`, in both
+//! modes.
+//!
+//! Oracles: closed forms written out in each test, and for the longer bodies central
+//! differences (step 1e-6, truncation and rounding near 1e-10 for these bodies: tolerance 1e-7).
+
+use ad::differentiable;
+
+fn fd(f: impl Fn(&[f64]) -> f64, x: &[f64], i: usize) -> f64 {
+    let h = 1e-6;
+    let (mut up, mut down) = (x.to_vec(), x.to_vec());
+    up[i] += h;
+    down[i] -= h;
+    (f(&up) - f(&down)) / (2.0 * h)
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-7 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// `sum x_i^2 w_i` with a chain over a zip, and `prod (1 + x_i)` with `product`.
+#[differentiable]
+fn chains(x: &[f64], w: &[f64]) -> f64 {
+    let s: f64 = x.iter().zip(w.iter()).map(|(a, b)| a * a * b).sum();
+    let p: f64 = x.iter().map(|v| 1.0 + v).product();
+    s + p
+}
+
+#[test]
+fn sum_and_product_of_maps() {
+    let (x, w) = ([0.5, -1.5, 2.0], [1.0, 2.0, 3.0]);
+    let (value, (gx, gw)) = ad::value_and_grad(chains, (&x[..], &w[..]));
+    let p: f64 = x.iter().map(|v| 1.0 + v).product();
+    assert_eq!(value, 0.25 + 4.5 + 12.0 + p);
+    for i in 0..3 {
+        // d/dx_i = 2 x_i w_i + p / (1 + x_i), d/dw_i = x_i^2
+        assert!(close(gx[i], 2.0 * x[i] * w[i] + p / (1.0 + x[i])));
+        assert!(close(gw[i], x[i] * x[i]));
+    }
+    let (_, t) = ad::jvp(
+        chains,
+        (&x[..], &w[..]),
+        (&[1.0, 0.0, 0.0][..], &[0.0; 3][..]),
+    );
+    assert!(close(t, gx[0]));
+}
+
+/// `fold` with a closure and with a function, `enumerate`, `skip` and `take`, a slice of a
+/// variable, and a chain of two `map`s.
+#[differentiable]
+fn shapes(x: &[f64]) -> f64 {
+    let top = x.iter().map(|v| 2.0 * v).fold(f64::NEG_INFINITY, f64::max);
+    let weighted = x
+        .iter()
+        .enumerate()
+        .fold(0.0, |acc, (i, &v)| acc + (i as f64) * v);
+    let tail: f64 = x.iter().skip(1).take(2).map(|v| v.sin()).sum();
+    let inner: f64 = x[1..x.len() - 1]
+        .iter()
+        .map(|&v| v * v)
+        .map(|q| q.sqrt() * 3.0)
+        .sum();
+    top + weighted + tail + inner
+}
+
+fn shapes_plain(x: &[f64]) -> f64 {
+    let top = x.iter().map(|v| 2.0 * v).fold(f64::NEG_INFINITY, f64::max);
+    let weighted = x
+        .iter()
+        .enumerate()
+        .fold(0.0, |acc, (i, &v)| acc + (i as f64) * v);
+    let tail: f64 = x.iter().skip(1).take(2).map(|v| v.sin()).sum();
+    let inner: f64 = x[1..x.len() - 1]
+        .iter()
+        .map(|&v| v * v)
+        .map(|q| q.sqrt() * 3.0)
+        .sum();
+    top + weighted + tail + inner
+}
+
+#[test]
+fn fold_enumerate_skip_take_and_slices() {
+    let x = [0.3, 1.7, -0.4, 0.9, 0.2];
+    let (value, (g,)) = ad::value_and_grad(shapes, (&x[..],));
+    assert_eq!(value, shapes_plain(&x));
+    for i in 0..x.len() {
+        let d = fd(shapes_plain, &x, i);
+        assert!(close(g[i], d), "d/dx{i}: {} vs {d}", g[i]);
+        let mut e = [0.0; 5];
+        e[i] = 1.0;
+        let (_, t) = ad::jvp(shapes, (&x[..],), (&e[..],));
+        assert!(close(t, d));
+    }
+}
+
+/// A closure that captures a parameter with a derivative, called twice, and used in a chain.
+#[differentiable]
+fn captured(x: f64, ys: &[f64]) -> f64 {
+    let scale = |t: f64| t * x * x;
+    let through: f64 = ys.iter().map(|&y| scale(y)).sum();
+    scale(2.0) + scale(x) + through
+}
+
+#[test]
+fn closures_capturing_values_with_a_derivative() {
+    let (x, ys) = (1.5, [1.0, -2.0, 0.5]);
+    let sy: f64 = ys.iter().sum();
+    let (value, (gx, gys)) = ad::value_and_grad(captured, (x, &ys[..]));
+    assert_eq!(value, 2.0 * x * x + x * x * x + sy * x * x);
+    // d/dx = 4x + 3x^2 + 2 x sum y; d/dy_i = x^2
+    assert!(close(gx, 4.0 * x + 3.0 * x * x + 2.0 * x * sy));
+    assert!(gys.iter().all(|g| close(*g, x * x)));
+    let (_, t) = ad::jvp(captured, (x, &ys[..]), (1.0, &[0.0; 3][..]));
+    assert!(close(t, gx));
+}
+
+/// `array.map(..)` and `.into()`.
+#[differentiable]
+fn mapped(p: [f64; 3], q: f32) -> f64 {
+    let [a, b, c] = p.map(|v| v * v - 1.0);
+    let wide: f64 = q.into();
+    a * b + c * wide
+}
+
+#[test]
+fn array_map_and_into() {
+    let (p, q) = ([1.5, -0.5, 2.0], 0.25_f32);
+    let (_, (gp, gq)) = ad::value_and_grad(mapped, (p, q));
+    let [a, b, c] = p.map(|v| v * v - 1.0);
+    let w = f64::from(q);
+    // d/dp0 = 2 p0 b, d/dp1 = 2 p1 a, d/dp2 = 2 p2 w, d/dq = c
+    assert!(close(gp[0], 2.0 * p[0] * b) && close(gp[1], 2.0 * p[1] * a));
+    assert!(close(gp[2], 2.0 * p[2] * w));
+    assert!(close(f64::from(gq), c));
+}
