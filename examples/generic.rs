@@ -6,17 +6,15 @@
 
 use ad::differentiable;
 use num_traits::{Float, FloatConst, FromPrimitive};
+use std::iter::Sum;
 
-/// The Rastrigin function: `A n + sum (x_i^2 - A cos(2 pi x_i))`, with `A = 10`.
+/// The Rastrigin function, `A n + sum (x_i^2 - A cos(2 pi x_i))` with `A = 10`, written as
+/// optimisation test functions are written: an iterator chain and a closure.
 #[differentiable]
-fn rastrigin<T: Float + FloatConst + FromPrimitive>(param: &[T]) -> T {
+fn rastrigin<T: Float + FloatConst + FromPrimitive + Sum>(param: &[T]) -> T {
     let a = T::from_f64(10.0).unwrap();
-    let n = T::from_usize(param.len()).unwrap();
-    let mut total = a * n;
-    for &x in param.iter() {
-        total = total + x * x - a * (T::from(2.0).unwrap() * T::PI() * x).cos();
-    }
-    total
+    let wave = |x: T| a * (T::from(2.0).unwrap() * T::PI() * x).cos();
+    a * T::from_usize(param.len()).unwrap() + param.iter().map(|&x| x.powi(2) - wave(x)).sum()
 }
 
 /// The Booth function, calling a generic helper: `(x + 2y - 7)^2 + (2x + y - 5)^2`.
