@@ -135,3 +135,26 @@ fn array_map_and_into() {
     assert!(close(gp[2], 2.0 * p[2] * w));
     assert!(close(f64::from(gq), c));
 }
+
+/// Chains inside a loop over elements: a closure that dereferences the loop's element, and one
+/// whose parameter has the loop element's name. `f = sum_i sum_j b_j a_i + sum_i 2 sum_k a_k`.
+#[differentiable]
+fn nested(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for x in a.iter() {
+        s += b.iter().map(|y| y * *x).sum::<f64>();
+        s += a.iter().map(|x| *x * 2.0).sum::<f64>();
+    }
+    s
+}
+
+#[test]
+fn chains_inside_loops_over_elements() {
+    let (a, b) = ([1.0, 2.0], [0.5, -1.0, 3.0]);
+    let (value, (ga, gb)) = ad::value_and_grad(nested, (&a[..], &b[..]));
+    let (sa, sb): (f64, f64) = (a.iter().sum(), b.iter().sum());
+    assert_eq!(value, sa * sb + 2.0 * 2.0 * sa);
+    // d/da_i = sum b + 2 n_a (each of the n_a iterations adds 2 sum a), d/db_j = sum a
+    assert!(ga.iter().all(|g| close(*g, sb + 4.0)));
+    assert!(gb.iter().all(|g| close(*g, sa)));
+}

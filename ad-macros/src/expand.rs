@@ -392,7 +392,7 @@ fn lower_and_check(
     krate: &TokenStream,
 ) -> syn::Result<(crate::ir::Func, activity::Activity)> {
     let mut errors = check_signature_types(&func.sig);
-    errors.extend(crate::generics::check(&func.sig.generics, "differentiable"));
+    errors.extend(crate::generics::check(&func.sig, "differentiable"));
     let ir = match Lower::new(krate.clone()).function(func) {
         Ok(ir) => ir,
         Err(e) => {
@@ -517,7 +517,7 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
     let args = attr::custom_rule(args);
     let func = parse_fn(item, "custom_rule").and_then(|func| {
         let mut errors = Vec::new();
-        errors.extend(crate::generics::check(&func.sig.generics, "custom_rule"));
+        errors.extend(crate::generics::check(&func.sig, "custom_rule"));
         if let Some(r) = func.sig.receiver() {
             errors.push(syn::Error::new_spanned(
                 r,

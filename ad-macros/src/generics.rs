@@ -36,8 +36,51 @@ fn where_with_real(generics: &syn::Generics, krate: &TokenStream) -> TokenStream
 /// The float types every type parameter is instantiated at, in the order registered.
 const FLOATS: [&str; 2] = ["f64", "f32"];
 
-/// Errors for generic parameters the registration cannot instantiate.
-pub fn check(generics: &syn::Generics, attribute: &str) -> Vec<syn::Error> {
+/// Errors for generic parameters the registration cannot instantiate: const parameters, and
+/// `impl Trait` parameters (anonymous, so no turbofish can name them).
+pub fn check(sig: &syn::Signature, attribute: &str) -> Vec<syn::Error> {
+    let mut errors: Vec<syn::Error> = sig
+        .inputs
+        .iter()
+        .filter_map(|arg| match arg {
+            syn::FnArg::Typed(pt) => impl_trait_in(&pt.ty),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .map(|t| {
+            syn::Error::new_spanned(
+                t,
+                format!(
+                    "#[{attribute}] needs the type parameters named: write `fn f<T: Float>(x: T)` instead of `x: impl Float`, since the registration names each instantiation (`f::<f64>`)"
+                ),
+            )
+        })
+        .collect();
+    errors.extend(const_params(&sig.generics, attribute));
+    errors
+}
+
+/// An `impl Trait` inside a parameter's type.
+fn impl_trait_in(ty: &syn::Type) -> Option<&syn::Type> {
+    match ty {
+        syn::Type::ImplTrait(_) => Some(ty),
+        syn::Type::Reference(r) => impl_trait_in(&r.elem),
+        syn::Type::Slice(s) => impl_trait_in(&s.elem),
+        syn::Type::Array(a) => impl_trait_in(&a.elem),
+        syn::Type::Paren(p) => impl_trait_in(&p.elem),
+        syn::Type::Group(g) => impl_trait_in(&g.elem),
+        syn::Type::Tuple(t) => t.elems.iter().find_map(impl_trait_in),
+        syn::Type::Path(p) => p.path.segments.iter().find_map(|s| match &s.arguments {
+            syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+                syn::GenericArgument::Type(t) => impl_trait_in(t),
+                _ => None,
+            }),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
+fn const_params(generics: &syn::Generics, attribute: &str) -> Vec<syn::Error> {
     generics
         .const_params()
         .map(|c| {

@@ -70,7 +70,15 @@ impl Lower {
             } else {
                 quote!(product_one)
             };
-            let recv = &m.receiver;
+            // The closures are compiled, not run: their parameters are references as the user
+            // wrote them, while a captured element is a value here (`*x` reads `x`).
+            let mut bound = Vec::new();
+            for step in &steps {
+                if let Step::Closure(c) = step {
+                    c.inputs.iter().for_each(|p| pattern_names(p, &mut bound));
+                }
+            }
+            let recv = self.strip_element_derefs(m.receiver.to_token_stream(), &bound);
             let tokens = quote!(#krate::__private::#empty(&(#recv)));
             let reads = self.reads_of(&tokens);
             let v = self.value(m.span());
@@ -156,6 +164,19 @@ impl Lower {
         });
         self.scopes.pop();
         Some(v)
+    }
+}
+
+/// The names a pattern binds.
+pub(super) fn pattern_names(p: &Pat, out: &mut Vec<String>) {
+    match p {
+        Pat::Ident(i) => out.push(i.ident.to_string()),
+        Pat::Type(t) => pattern_names(&t.pat, out),
+        Pat::Reference(r) => pattern_names(&r.pat, out),
+        Pat::Paren(p) => pattern_names(&p.pat, out),
+        Pat::Tuple(t) => t.elems.iter().for_each(|e| pattern_names(e, out)),
+        Pat::Slice(s) => s.elems.iter().for_each(|e| pattern_names(e, out)),
+        _ => {}
     }
 }
 

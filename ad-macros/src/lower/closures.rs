@@ -40,7 +40,7 @@ impl Lower {
         }
         let mut params = Vec::new();
         for input in &c.inputs {
-            collect_pattern_names(input, &mut params);
+            super::chains::pattern_names(input, &mut params);
         }
         let mut captures = Vec::new();
         collect_names(c.body.to_token_stream(), &mut |name| {
@@ -113,18 +113,5 @@ fn strip_parens(e: &Expr) -> &Expr {
         Expr::Paren(p) => strip_parens(&p.expr),
         Expr::Group(g) => strip_parens(&g.expr),
         other => other,
-    }
-}
-
-/// The names a pattern binds.
-fn collect_pattern_names(p: &Pat, out: &mut Vec<String>) {
-    match p {
-        Pat::Ident(i) => out.push(i.ident.to_string()),
-        Pat::Type(t) => collect_pattern_names(&t.pat, out),
-        Pat::Reference(r) => collect_pattern_names(&r.pat, out),
-        Pat::Paren(p) => collect_pattern_names(&p.pat, out),
-        Pat::Tuple(t) => t.elems.iter().for_each(|e| collect_pattern_names(e, out)),
-        Pat::Slice(s) => s.elems.iter().for_each(|e| collect_pattern_names(e, out)),
-        _ => {}
     }
 }

@@ -18,7 +18,7 @@ impl Lower {
         let reads = self.reads_of(&tokens);
         let may_write = may_write(&tokens);
         self.mark_pending(&reads, may_write);
-        let tokens = self.strip_element_derefs(tokens);
+        let tokens = self.strip_element_derefs(tokens, &[]);
         let v = self.value(e.span());
         out.push(Inst::Opaque {
             out: v,
@@ -31,8 +31,13 @@ impl Lower {
     }
 
     /// An element bound by `for x in a.iter()` is a reference in the user's code and a value
-    /// in the derivative: `*x` in code kept as it is becomes `x`.
-    pub(super) fn strip_element_derefs(&self, tokens: TokenStream) -> TokenStream {
+    /// in the derivative: `*x` in code kept as it is becomes `x`, unless `x` is one of `except`
+    /// (names bound again inside the tokens, by a closure's parameters).
+    pub(super) fn strip_element_derefs(
+        &self,
+        tokens: TokenStream,
+        except: &[String],
+    ) -> TokenStream {
         if self.element_vars.is_empty() {
             return tokens;
         }
@@ -44,7 +49,8 @@ impl Lower {
                     if p.as_char() == '*'
                         && p.spacing() == proc_macro2::Spacing::Alone
                         && matches!(tts.get(i + 1), Some(TokenTree::Ident(id))
-                            if self.lookup(&id.to_string()).is_some_and(|v| self.element_vars.contains(&v)))
+                            if !except.contains(&id.to_string())
+                                && self.lookup(&id.to_string()).is_some_and(|v| self.element_vars.contains(&v)))
                         && !matches!(
                             i.checked_sub(1).map(|j| &tts[j]),
                             Some(TokenTree::Ident(k)) if !matches!(k.to_string().as_str(), "return" | "in" | "if" | "match" | "while" | "else" | "break"),
@@ -56,7 +62,7 @@ impl Lower {
                 TokenTree::Group(g) => {
                     let mut inner = proc_macro2::Group::new(
                         g.delimiter(),
-                        self.strip_element_derefs(g.stream()),
+                        self.strip_element_derefs(g.stream(), except),
                     );
                     inner.set_span(g.span());
                     out.push(TokenTree::Group(inner));
