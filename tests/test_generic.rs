@@ -447,3 +447,38 @@ fn one_call_site_keeps_each_instantiations_callee_apart() {
     }
     assert_eq!(ad::__private::reverse_resolutions(), before);
 }
+
+// ---- Conflicts are per instantiation. ----
+
+/// Two forward rules for `twice::<f64>` (one for that instantiation, one generic) conflict;
+/// `twice::<f32>` has the generic one only.
+fn twice<T: Float>(x: T) -> T {
+    x + x
+}
+
+#[ad::custom_rule(forward, of = twice::<f64>)]
+fn twice_jvp_f64(x: f64, dx: f64) -> (f64, f64) {
+    (x + x, 2.0 * dx)
+}
+
+#[ad::custom_rule(forward, of = twice)]
+fn twice_jvp<T: Float>(x: T, dx: T) -> (T, T) {
+    (x + x, dx + dx)
+}
+
+#[test]
+fn conflicts_are_per_instantiation() {
+    let _lock = registry_lock();
+    let err = ad::try_jvp(twice::<f64>, (1.0,), (1.0,)).unwrap_err();
+    assert!(matches!(err, ad::Error::Conflict { .. }), "{err}");
+    assert_eq!(ad::jvp(twice::<f32>, (1.0,), (1.0,)), (2.0, 2.0));
+    let reported: Vec<String> = ad::rules::check().iter().map(ToString::to_string).collect();
+    assert!(
+        reported.iter().any(|e| e.contains("twice<f64>")),
+        "{reported:?}"
+    );
+    assert!(
+        !reported.iter().any(|e| e.contains("twice<f32>")),
+        "{reported:?}"
+    );
+}
