@@ -205,3 +205,20 @@ pub fn cast_fn(generics: &syn::Generics, ty: &syn::Type, source: &str, target: &
         Span::call_site(),
     )
 }
+
+/// Whether `callee` is an associated function of a type parameter or of a float type called
+/// without arguments (`T::one()`, `T::PI()`, `f64::epsilon()`): a constant of generic code,
+/// which the reverse sweep can compute again.
+pub fn names_type_constant(generics: &syn::Generics, callee: &TokenStream) -> bool {
+    let Ok(path) = syn::parse2::<syn::Path>(callee.clone()) else {
+        return false;
+    };
+    let [ty, _] = path.segments.iter().collect::<Vec<_>>()[..] else {
+        return false;
+    };
+    path.leading_colon.is_none()
+        && path.segments.iter().all(|s| s.arguments.is_none())
+        && (generics.type_params().any(|t| t.ident == ty.ident)
+            || ty.ident == "f64"
+            || ty.ident == "f32")
+}

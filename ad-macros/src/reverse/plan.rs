@@ -100,6 +100,29 @@ impl<'a> Reverse<'a> {
                 Inst::Const { out, tokens } if is_number(tokens) || !nested_items => {
                     defs.insert(out.0, Src::Literal(tokens.clone()));
                 }
+                // A constant of generic code: a conversion of a value the reverse sweep has
+                // (`T::from_f64(100.0).unwrap()`), and an associated constant function of a type
+                // parameter or a float type (`T::one()`, `T::PI()`, `f64::epsilon()`), computed
+                // again rather than kept.
+                Inst::Cast {
+                    out,
+                    a,
+                    ty,
+                    via: via @ Some(_),
+                } if !self.active(*out) => {
+                    if let Some(a) = raw(&defs, *a) {
+                        let primal = crate::ir::Conversion::primal(via.as_ref(), &a, ty);
+                        defs.insert(out.0, Src::Inline(quote!((#primal))));
+                    }
+                }
+                Inst::Call {
+                    out, callee, args, ..
+                } if args.is_empty()
+                    && !self.active(*out)
+                    && crate::generics::names_type_constant(&self.func.generics, callee) =>
+                {
+                    defs.insert(out.0, Src::Inline(quote!(#callee())));
+                }
                 // A counter's value, computed again from its start and the iteration.
                 Inst::Read { out, .. }
                     if kept.reads.contains_key(&out.0)
