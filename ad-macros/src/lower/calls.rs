@@ -260,3 +260,17 @@ impl Lower {
         v
     }
 }
+
+/// The range of a slicing `a[i..j]` at the root of a chain of method calls.
+fn sliced(e: &Expr) -> Option<&syn::ExprRange> {
+    match e {
+        Expr::MethodCall(m) => sliced(&m.receiver),
+        Expr::Paren(p) => sliced(&p.expr),
+        Expr::Reference(r) => sliced(&r.expr),
+        Expr::Index(ix) => match &*ix.index {
+            Expr::Range(r) => Some(r),
+            _ => None,
+        },
+        _ => None,
+    }
+}

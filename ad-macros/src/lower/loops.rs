@@ -418,3 +418,45 @@ impl Lower {
         }
     }
 }
+
+/// A float literal bound of a range (`0.0..x`), which no `for` loop can iterate.
+fn float_range_bound(e: &Expr) -> Option<&syn::ExprLit> {
+    match e {
+        Expr::Paren(p) => float_range_bound(&p.expr),
+        Expr::MethodCall(m) => float_range_bound(&m.receiver),
+        Expr::Range(r) => [r.start.as_deref(), r.end.as_deref()]
+            .into_iter()
+            .flatten()
+            .find_map(|b| match b {
+                Expr::Lit(l) if matches!(l.lit, syn::Lit::Float(_)) => Some(l),
+                _ => None,
+            }),
+        _ => None,
+    }
+}
+
+/// Whether an expression is a range of integers: `a..b`, `a..=b`, with `.rev()` or
+/// `.step_by(k)`.
+fn is_integer_range(e: &Expr) -> bool {
+    match e {
+        Expr::Range(_) => true,
+        Expr::Paren(p) => is_integer_range(&p.expr),
+        Expr::MethodCall(m) => {
+            matches!(m.method.to_string().as_str(), "rev" | "step_by")
+                && is_integer_range(&m.receiver)
+        }
+        _ => false,
+    }
+}
+
+/// What a `for` loop over elements iterates over.
+pub(super) enum Source {
+    /// The elements of a variable.
+    Elems(Var, Ident),
+    Enumerate(Box<Source>),
+    Zip(Box<Source>, Box<Source>),
+    /// `.skip(k)`: the count `k` as written, and the variables it reads.
+    Skip(Box<Source>, TokenStream, Vec<Var>),
+    /// `.take(k)`.
+    Take(Box<Source>, TokenStream, Vec<Var>),
+}

@@ -87,3 +87,117 @@ impl Lower {
         reads
     }
 }
+
+pub(super) fn collect_names(tokens: TokenStream, f: &mut dyn FnMut(&str)) {
+    for tt in tokens {
+        match tt {
+            TokenTree::Ident(i) => f(&i.to_string()),
+            TokenTree::Group(g) => collect_names(g.stream(), f),
+            TokenTree::Literal(l) => {
+                let text = l.to_string();
+                if text.ends_with('"') {
+                    format_captures(&text, f);
+                }
+            }
+            TokenTree::Punct(_) => {}
+        }
+    }
+}
+
+/// The names a format string captures: `{x}`, `{x:?}`, `{x:>8.3}`; `{{` is an escaped brace.
+fn format_captures(text: &str, f: &mut dyn FnMut(&str)) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'{' {
+            if bytes.get(i + 1) == Some(&b'{') {
+                i += 2;
+                continue;
+            }
+            let start = i + 1;
+            let mut end = start;
+            while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
+                end += 1;
+            }
+            if end > start && matches!(bytes.get(end), Some(b'}' | b':')) {
+                f(&text[start..end]);
+            }
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// `return` or `?` inside an expression kept verbatim would leave the generated function with
+/// the primal's type; `break` or `continue` would leave a loop without what reverse mode records
+/// when an iteration ends.
+pub(super) fn find_control(tokens: &TokenStream) -> Option<TokenTree> {
+    for tt in tokens.clone() {
+        match &tt {
+            TokenTree::Ident(i) if i == "return" || i == "break" || i == "continue" => {
+                return Some(tt);
+            }
+            TokenTree::Punct(p) if p.as_char() == '?' => return Some(tt),
+            TokenTree::Group(g) => {
+                if let Some(found) = find_control(&g.stream()) {
+                    return Some(found);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether verbatim tokens may change a variable: an `=` that is not part of a comparison or
+/// `=>`, `mut`, a macro other than the read-only ones, or a method call not known to be
+/// read-only (a `&mut self` method changes its receiver without any `=`).
+pub(super) fn may_write(tokens: &TokenStream) -> bool {
+    let tts: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    for (i, tt) in tts.iter().enumerate() {
+        match tt {
+            TokenTree::Ident(id) if id == "mut" => return true,
+            TokenTree::Ident(id)
+                if matches!(tts.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!')
+                    && matches!(tts.get(i + 2), Some(TokenTree::Group(_)))
+                    && !READ_ONLY_MACROS.contains(&id.to_string().as_str()) =>
+            {
+                return true;
+            }
+            TokenTree::Punct(p)
+                if p.as_char() == '.'
+                    && matches!(
+                        (tts.get(i + 1), tts.get(i + 2)),
+                        (Some(TokenTree::Ident(m)), Some(TokenTree::Group(g)))
+                            if g.delimiter() == proc_macro2::Delimiter::Parenthesis
+                                && !is_read_only_method(&m.to_string())
+                    ) =>
+            {
+                return true;
+            }
+            TokenTree::Group(g) if may_write(&g.stream()) => {
+                return true;
+            }
+            TokenTree::Punct(p) if p.as_char() == '=' => {
+                let prev = i.checked_sub(1).and_then(|j| match &tts[j] {
+                    TokenTree::Punct(q) if q.spacing() == proc_macro2::Spacing::Joint => {
+                        Some(q.as_char())
+                    }
+                    _ => None,
+                });
+                let next_is_eq_or_gt = matches!(tts.get(i + 1), Some(TokenTree::Punct(q)) if p.spacing() == proc_macro2::Spacing::Joint && matches!(q.as_char(), '=' | '>'));
+                let comparison = matches!(prev, Some('=' | '!' | '>' | '<' | '.'))
+                    && !matches!(
+                        (prev, i.checked_sub(2).map(|j| &tts[j])),
+                        (Some('<' | '>'), Some(TokenTree::Punct(q))) if q.as_char() == prev.unwrap_or(' ') && q.spacing() == proc_macro2::Spacing::Joint
+                    );
+                if !comparison && !next_is_eq_or_gt {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}

@@ -1,0 +1,96 @@
+//! Assignments to variables and to elements, plain and compound (`x += ..`).
+
+use super::*;
+
+impl Lower {
+    pub(super) fn assign(&mut self, var: Var, ident: Ident, value: Value, out: &mut Vec<Inst>) {
+        if self.vars[var.0 as usize]
+            .ty
+            .as_ref()
+            .is_some_and(|t| slice_of(t).is_some())
+        {
+            self.errors.push(err(&ident, format!("#[differentiable] cannot assign to the slice `{ident}` itself; write its elements (`{ident}[i] = ...`)")));
+            return;
+        }
+        // Variables are told apart by name here; a name written from two macro contexts may
+        // stand for two variables, so every pending read of the name copies its value.
+        let name = ident.to_string();
+        for (read, v) in &self.pending {
+            if self.vars[v.0 as usize].ident == name {
+                self.values[read.0 as usize].needs_copy = true;
+            }
+        }
+        out.push(Inst::Assign { var, ident, value });
+    }
+
+    /// The value `lhs op rhs` of a compound assignment `lhs op= rhs`.
+    pub(super) fn compound(
+        &mut self,
+        b: &syn::ExprBinary,
+        lhs: Value,
+        rhs: Value,
+        out: &mut Vec<Inst>,
+    ) -> Value {
+        let result = self.value(b.span());
+        let op_tokens = compound_base(&b.op);
+        match arith_of_compound(&b.op) {
+            Some(op) => out.push(Inst::Arith {
+                out: result,
+                op,
+                a: lhs,
+                b: rhs,
+                op_tokens,
+            }),
+            None => out.push(Inst::Inactive {
+                out: result,
+                a: lhs,
+                b: rhs,
+                op_tokens,
+            }),
+        }
+        result
+    }
+
+    /// The variable and index of `base[index]`; `None` after reporting an error.
+    pub(super) fn index_target(
+        &mut self,
+        ix: &syn::ExprIndex,
+        out: &mut Vec<Inst>,
+    ) -> Option<(Var, Ident, Value)> {
+        if let Expr::Range(r) = &*ix.index {
+            self.errors.push(err(r, "#[differentiable] does not support slicing (`a[i..j]`); index elements one by one (`a[i]`) in a loop over the range"));
+            return None;
+        }
+        let Some((var, ident)) = self.local_var(&ix.expr) else {
+            self.errors.push(err(&ix.expr, "#[differentiable] supports indexing a variable only (a parameter or a `let`); bind the value first: `let row = ...; row[i]`"));
+            return None;
+        };
+        let index = self.expr(&ix.index, out);
+        Some((var, ident, index))
+    }
+
+    pub(super) fn index_assign(
+        &mut self,
+        var: Var,
+        ident: Ident,
+        index: Value,
+        value: Value,
+        span: Span,
+        out: &mut Vec<Inst>,
+    ) {
+        let name = ident.to_string();
+        for (read, v) in &self.pending {
+            if self.vars[v.0 as usize].ident == name {
+                self.values[read.0 as usize].needs_copy = true;
+            }
+        }
+        let id = self.value(span);
+        out.push(Inst::IndexAssign {
+            id,
+            var,
+            ident,
+            index,
+            value,
+        });
+    }
+}

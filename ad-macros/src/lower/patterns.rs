@@ -1,0 +1,115 @@
+//! `let` statements and the patterns they bind.
+
+use super::*;
+
+impl Lower {
+    pub(super) fn local(&mut self, local: &syn::Local, out: &mut Vec<Inst>) {
+        if self.closure_binding(local, out) {
+            return;
+        }
+        let Some(init) = &local.init else {
+            let (pat, ty) = split_type(&local.pat);
+            match pat {
+                Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                    let var = self.new_var(p.ident.clone(), ty.cloned(), p.mutability.is_some());
+                    out.push(Inst::Let { var, init: None });
+                    self.bind(var);
+                }
+                other => self.errors.push(err(other, "#[differentiable] supports `let name;` without a value only for a plain name; give the `let` a value")),
+            }
+            return;
+        };
+        if let Some((else_token, _)) = &init.diverge {
+            self.errors.push(err(
+                else_token,
+                "#[differentiable] does not support `let ... else`; use an `if` on the value",
+            ));
+            return;
+        }
+        let (pat, ty) = split_type(&local.pat);
+        let value = match ty.and_then(|ty| self.typed_into(&init.expr, ty, out)) {
+            Some(v) => v,
+            None => self.expr(&init.expr, out),
+        };
+        let mut binds = Vec::new();
+        self.pattern(pat, ty.cloned(), value, out, &mut binds);
+        for var in binds {
+            self.bind(var);
+        }
+    }
+
+    pub(super) fn pattern(
+        &mut self,
+        pat: &Pat,
+        ty: Option<Type>,
+        value: Value,
+        out: &mut Vec<Inst>,
+        binds: &mut Vec<Var>,
+    ) {
+        match pat {
+            Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                let var = self.new_var(p.ident.clone(), ty, p.mutability.is_some());
+                out.push(Inst::Let { var, init: Some(value) });
+                binds.push(var);
+            }
+            Pat::Wild(_) => {}
+            Pat::Paren(p) => self.pattern(&p.pat, ty, value, out, binds),
+            Pat::Type(t) => self.pattern(&t.pat, Some((*t.ty).clone()), value, out, binds),
+            Pat::Tuple(t) => {
+                // `let (t, a) = t;` binds `t` before reading `t.1`: read the source from a copy.
+                self.values[value.0 as usize].needs_copy = true;
+                let elem_types: Option<Vec<Type>> = match &ty {
+                    Some(Type::Tuple(tt)) if tt.elems.len() == t.elems.len() => Some(tt.elems.iter().cloned().collect()),
+                    _ => None,
+                };
+                for (i, elem) in t.elems.iter().enumerate() {
+                    if let Pat::Rest(r) = elem {
+                        self.errors.push(err(r, "#[differentiable] does not support `..` in tuple patterns; name every element (`_` for unused ones)"));
+                        continue;
+                    }
+                    let field = self.value(elem.span());
+                    out.push(Inst::Field {
+                        out: field,
+                        a: value,
+                        index: syn::Index { index: i as u32, span: elem.span() },
+                        element: false,
+                    });
+                    let elem_ty = elem_types.as_ref().map(|v| v[i].clone());
+                    self.pattern(elem, elem_ty, field, out, binds);
+                }
+            }
+            Pat::Slice(s) => {
+                // `let [x, y] = p;` (also `[x, y, ..]`): element `k` is `p[k]`.
+                self.values[value.0 as usize].needs_copy = true;
+                let elem_ty = match &ty {
+                    Some(Type::Array(a)) => Some((*a.elem).clone()),
+                    _ => None,
+                };
+                for (i, elem) in s.elems.iter().enumerate() {
+                    if let Pat::Rest(r) = elem {
+                        if i + 1 != s.elems.len() {
+                            self.errors.push(err(r, "#[differentiable] supports `..` in an array pattern only at its end (`let [a, b, ..] = x;`); index the elements after it (`x[x.len() - 1]`)"));
+                        }
+                        continue;
+                    }
+                    let part = self.value(elem.span());
+                    out.push(Inst::Field {
+                        out: part,
+                        a: value,
+                        index: syn::Index { index: i as u32, span: elem.span() },
+                        element: true,
+                    });
+                    self.pattern(elem, elem_ty.clone(), part, out, binds);
+                }
+            }
+            other => self.errors.push(err(other, "#[differentiable] supports `let` patterns that are names, `_`, tuples and arrays of these; destructure in several `let`s")),
+        }
+    }
+}
+
+fn split_type(pat: &Pat) -> (&Pat, Option<&Type>) {
+    match pat {
+        Pat::Type(t) => (&t.pat, Some(&t.ty)),
+        other => (other, None),
+    }
+}

@@ -1,0 +1,61 @@
+//! What the passes that write the function again read from its lowering: literals as written,
+//! reads of slice parameters, and calls without derivative written as the user wrote them.
+
+use super::names::slice_of;
+use crate::ir::{Inst, Value, Var};
+use proc_macro2::{TokenStream, TokenTree};
+use quote::quote;
+use std::collections::HashMap;
+
+/// A call without derivative written again as the user wrote it: the callee, the parentheses
+/// with their own span, and each argument's literal or variable as written (temporaries only
+/// for the rest), so that a mistake in the call is the same error as in the user's function,
+/// which rustc reports once.
+pub fn plain_call(
+    literals: &HashMap<u32, TokenStream>,
+    callee: &TokenStream,
+    parens: &proc_macro2::extra::DelimSpan,
+    args: &[Value],
+    written: &dyn Fn(Value) -> TokenStream,
+) -> TokenStream {
+    let mut inner = TokenStream::new();
+    for (k, a) in args.iter().enumerate() {
+        if k > 0 {
+            inner.extend(quote!(,));
+        }
+        inner.extend(literals.get(&a.0).cloned().unwrap_or_else(|| written(*a)));
+    }
+    let mut group = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, inner);
+    group.set_span(parens.join());
+    let mut out = callee.clone();
+    out.extend([TokenTree::Group(group)]);
+    out
+}
+
+/// The literals and constants of a function, by value.
+pub fn literals(func: &crate::ir::Func) -> HashMap<u32, TokenStream> {
+    func.body
+        .all_insts()
+        .into_iter()
+        .filter_map(|inst| match inst {
+            Inst::Const { out, tokens } => Some((out.0, tokens.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The reads of slice parameters (passed on whole to calls): value, variable, whether `&mut`.
+pub fn slice_reads(func: &crate::ir::Func) -> HashMap<u32, (Var, bool)> {
+    func.body
+        .all_insts()
+        .into_iter()
+        .filter_map(|inst| match inst {
+            Inst::Read { out, var, .. } => func.vars[var.0 as usize]
+                .ty
+                .as_ref()
+                .and_then(|t| slice_of(t))
+                .map(|(m, _)| (out.0, (*var, m))),
+            _ => None,
+        })
+        .collect()
+}
