@@ -447,7 +447,7 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
                 #[allow(unused_assignments)]
                 let (mut #rule, #info) = #parts;
                 #rule = #rule_fn #turbofish;
-                ::core::option::Option::Some((#info, #krate::__private::boxed(#rule)))
+                (#info, #krate::__private::boxed(#rule))
             }
         }
     };
@@ -571,7 +571,7 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
                     let (mut #aug, mut #rule, #info) = #residual_parts;
                     #assign_aug
                     #assign
-                    ::core::option::Option::Some((#info, #krate::__private::boxed(#krate::__private::Function::__split_rule(&#function, #aug, #rule))))
+                    (#info, #krate::__private::boxed(#krate::__private::Function::__split_rule(&#function, #aug, #rule)))
                 }
             }
         } else {
@@ -581,7 +581,7 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
                     #[allow(unused_assignments)]
                     let (mut #rule, #info) = #parts;
                     #assign
-                    ::core::option::Option::Some((#info, #krate::__private::boxed(#rule)))
+                    (#info, #krate::__private::boxed(#rule))
                 }
             }
         }

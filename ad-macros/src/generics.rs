@@ -97,7 +97,7 @@ fn const_params(generics: &syn::Generics, attribute: &str) -> Vec<syn::Error> {
 /// The rule loaders of a registration, and the items they need.
 ///
 /// `loaders` are the bodies of the loaders of one function or rule, each an expression of type
-/// `Option<(FnInfo, Box<dyn Any + Send + Sync>)>` built from the turbofish it is given (`::<f64>`
+/// `(FnInfo, Box<dyn Any + Send + Sync>)` built from the turbofish it is given (`::<f64>`
 /// or nothing). Without type parameters each body is one loader, as it is. With type
 /// parameters, each body is the method of a trait implemented for the tuple of the type
 /// parameters under the function's own bounds, and each instantiation's loader calls it by
@@ -152,7 +152,7 @@ pub fn loaders(
         trait #none {
             #(
                 fn #methods(&self) -> #loaded {
-                    ::core::option::Option::None
+                    #krate::__private::absent()
                 }
             )*
         }

@@ -34,7 +34,7 @@ pub mod __private {
     #[cfg(not(feature = "inventory"))]
     pub use crate::registry::RULES;
     pub use crate::registry::{
-        Callee, FnInfo, LoadedRule, Location, Mode, Origin, RuleEntry, RuleGroup,
+        Callee, FnInfo, LoadedRule, Location, Mode, Origin, RuleEntry, RuleGroup, absent,
     };
     #[cfg(feature = "inventory")]
     pub use inventory;

@@ -21,7 +21,7 @@ pub(crate) use resolve::{
 pub(crate) use runtime::{RUNTIME, RuntimeRule, Validity, generation, runtime_rules};
 #[cfg(not(feature = "inventory"))]
 pub use statics::RULES;
-pub use statics::{Callee, LoadedRule, RuleEntry, RuleGroup};
+pub use statics::{Callee, LoadedRule, RuleEntry, RuleGroup, absent};
 pub(crate) use statics::{all_static, refresh};
 
 use core::any::TypeId;

@@ -17,9 +17,10 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 #[doc(hidden)]
 pub struct RuleEntry {
     /// The function the rule is for, and the rule: a `<F as Function<A>>::Forward` for a forward
-    /// rule. `None` for an instantiation of a generic function whose bounds the type does not
-    /// meet (`f32` where the function asks for a trait only `f64` has): there is no such
-    /// function to register.
+    /// rule. [`absent`] for an instantiation of a generic function whose bounds the type does
+    /// not meet (`f32` where the function asks for a trait only `f64` has): there is no such
+    /// function to register. (A sentinel rather than an `Option`, so that the loaders of
+    /// monomorphic functions, most of them, carry no wrapping for rustc to check.)
     pub load: fn() -> LoadedRule,
     /// Mode of the rule.
     pub mode: Mode,
@@ -35,7 +36,23 @@ pub struct RuleEntry {
 
 /// What a [`RuleEntry`] loads: the function and its rule, erased.
 #[doc(hidden)]
-pub type LoadedRule = Option<(FnInfo, Box<dyn Any + Send + Sync>)>;
+pub type LoadedRule = (FnInfo, Box<dyn Any + Send + Sync>);
+
+/// The function key of [`absent`].
+struct Absent;
+
+/// What the loader of an instantiation that does not exist loads: nothing is registered.
+#[doc(hidden)]
+pub fn absent() -> LoadedRule {
+    let info = FnInfo {
+        key: core::any::TypeId::of::<Absent>(),
+        ptr_type: core::any::TypeId::of::<Absent>(),
+        name: "",
+        address: 0,
+        buffers: false,
+    };
+    (info, Box::new(()))
+}
 
 /// A call through the registry inside a generated derivative.
 #[doc(hidden)]
@@ -188,9 +205,10 @@ fn rebuild() -> &'static StaticIndex {
         let loaded = match old.and_then(|old| old.loaded.get(&address)) {
             Some(loaded) => *loaded,
             None => {
-                let Some((function, rule)) = (entry.load)() else {
+                let (function, rule) = (entry.load)();
+                if function.key == core::any::TypeId::of::<Absent>() {
                     continue;
-                };
+                }
                 changed.push(function);
                 // Loaded once per process and shared by every resolution from then on.
                 &*Box::leak(Box::new(Loaded {
