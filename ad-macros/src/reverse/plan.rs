@@ -71,11 +71,42 @@ impl<'a> Reverse<'a> {
             self.kept_candidates(&read_again)
         };
         let mut finite_vars: HashMap<u32, bool> = HashMap::new();
+        let consts: HashMap<u32, &TokenStream> = insts
+            .iter()
+            .filter_map(|inst| match inst {
+                Inst::Const { out, tokens } => Some((out.0, tokens)),
+                _ => None,
+            })
+            .collect();
         for inst in &insts {
             match inst {
                 Inst::Const { out, tokens } if finite_float(tokens, false).is_some() => {
                     let nonzero = finite_float(tokens, true).is_some();
                     self.finite.insert(out.0, nonzero);
+                }
+                // A conversion of such a literal (`T::from_f64(100.0).unwrap()`): as finite, if
+                // it is at `f32` too (the literal's suffix aside).
+                Inst::Cast {
+                    out,
+                    a,
+                    via: Some(_),
+                    ..
+                } if self.finite.contains_key(&a.0) => {
+                    let narrow = |nonzero: bool| {
+                        consts
+                            .get(&a.0)
+                            .and_then(|t| {
+                                t.to_string()
+                                    .trim_end_matches("f64")
+                                    .trim_end_matches('_')
+                                    .parse::<f32>()
+                                    .ok()
+                            })
+                            .is_some_and(|x| x.is_finite() && (!nonzero || x != 0.0))
+                    };
+                    if narrow(false) {
+                        self.finite.insert(out.0, narrow(true));
+                    }
                 }
                 Inst::Let {
                     var,
