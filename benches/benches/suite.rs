@@ -615,7 +615,7 @@ fn main() {
 /// Generic functions at `f64` against the same source written for `f64`: Rosenbrock n = 1000
 /// and GMM d = 10 K = 25, both modes, interleaved in one process.
 fn generic(runs: usize, config: &Config) {
-    use ad_benches::problems::generic::{gmm_objective_t, rosenbrock_t};
+    use ad_benches::problems::generic::{argmin_rosenbrock, gmm_objective_t, rosenbrock_t};
     use ad_benches::problems::gmm::{Gmm, gmm_objective};
     use ad_benches::problems::rosenbrock::rosenbrock;
 
@@ -651,6 +651,15 @@ fn generic(runs: usize, config: &Config) {
     let (m, (gm,)) = ad::value_and_grad(rosenbrock, (&x[..],));
     let (t, (gt,)) = ad::value_and_grad(rosenbrock_t::<f64>, (&x[..],));
     assert!(m == t && gm == gt, "generic: Rosenbrock gradients differ");
+    let (a, (ga,)) = ad::value_and_grad(argmin_rosenbrock::<f64>, (&x[..],));
+    assert!(
+        (a - m).abs() <= 1e-12 * m.abs()
+            && ga
+                .iter()
+                .zip(&gm)
+                .all(|(p, q)| (p - q).abs() <= 1e-12 * q.abs().max(1.0)),
+        "generic: argmin's Rosenbrock differs"
+    );
     let (m, gm) = ad::value_and_grad(gmm_objective, gmm_args(&g));
     let (t, gt) = ad::value_and_grad(gmm_objective_t::<f64>, gmm_args(&g));
     assert!(
@@ -674,6 +683,25 @@ fn generic(runs: usize, config: &Config) {
         Case::new("rosenbrock jvp, generic", || {
             black_box(ad::jvp(
                 rosenbrock_t::<f64>,
+                (black_box(&x[..]),),
+                (&dx[..],),
+            ));
+        }),
+        Case::new("rosenbrock grad, f64 (again)", || {
+            black_box(ad::value_and_grad(rosenbrock, (black_box(&x[..]),)));
+        }),
+        Case::new("rosenbrock grad, argmin's source", || {
+            black_box(ad::value_and_grad(
+                argmin_rosenbrock::<f64>,
+                (black_box(&x[..]),),
+            ));
+        }),
+        Case::new("rosenbrock jvp, f64 (again)", || {
+            black_box(ad::jvp(rosenbrock, (black_box(&x[..]),), (&dx[..],)));
+        }),
+        Case::new("rosenbrock jvp, argmin's source", || {
+            black_box(ad::jvp(
+                argmin_rosenbrock::<f64>,
                 (black_box(&x[..]),),
                 (&dx[..],),
             ));
@@ -705,6 +733,14 @@ fn generic(runs: usize, config: &Config) {
     let rows = [
         ("Rosenbrock n = 1000", "gradient"),
         ("Rosenbrock n = 1000", "JVP"),
+        (
+            "Rosenbrock n = 1000, argmin's source (zip, skip, map, sum)",
+            "gradient",
+        ),
+        (
+            "Rosenbrock n = 1000, argmin's source (zip, skip, map, sum)",
+            "JVP",
+        ),
         ("GMM d = 10, K = 25", "gradient"),
         ("GMM d = 10, K = 25", "JVP"),
     ];

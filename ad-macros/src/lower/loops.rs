@@ -325,16 +325,38 @@ impl Lower {
             (Source::Take(inner, ..), _) => self.bind_elements(pat, inner, index, out),
             (Source::Skip(inner, k, reads), _) => {
                 // The elements after the first `k`: at the index plus `k`, in a hidden variable.
-                let mut reads = reads.clone();
-                reads.push(index.0);
-                let i = index.1;
+                // Written as index arithmetic, which the reverse sweep computes again rather
+                // than keeping every element read through it.
+                let i = read_index(self, out);
+                let count = self.value(Span::call_site());
+                let literal = match k.clone().into_iter().collect::<Vec<_>>().as_slice() {
+                    [TokenTree::Group(g)]
+                        if g.delimiter() == proc_macro2::Delimiter::Parenthesis =>
+                    {
+                        syn::parse2::<syn::LitInt>(g.stream()).ok()
+                    }
+                    _ => None,
+                };
+                out.push(match literal {
+                    Some(lit) => Inst::Const {
+                        out: count,
+                        tokens: lit.to_token_stream(),
+                    },
+                    None => Inst::Opaque {
+                        out: count,
+                        tokens: k.clone(),
+                        reads: reads.clone(),
+                        may_write: false,
+                        only_inactive: None,
+                    },
+                });
                 let shifted = self.value(Span::call_site());
-                out.push(Inst::Opaque {
+                out.push(Inst::Arith {
                     out: shifted,
-                    tokens: quote!(#i + #k),
-                    reads,
-                    may_write: false,
-                    only_inactive: None,
+                    op: crate::ir::Arith::Add,
+                    a: i,
+                    b: count,
+                    op_tokens: quote!(+),
                 });
                 let ident = Ident::new(&format!("__ad_i{}", self.hidden), Span::mixed_site());
                 self.hidden += 1;

@@ -287,6 +287,24 @@ impl<'a> Reverse<'a> {
                         defs.insert(out.0, src);
                     }
                 }
+                // `x.powi(n)` of a value the reverse sweep has and a literal `n`: computed again
+                // (the same operation on the same operands, so the same bits).
+                Inst::Method {
+                    out,
+                    prim,
+                    recv,
+                    args,
+                    method,
+                    ufcs: None,
+                } if prim.shape == crate::prims::Shape::PowI => {
+                    if let Some(Src::Literal(n)) = defs.get(&args[0].0)
+                        && let Some(x) = raw(&defs, *recv)
+                        && token_count(&x) <= INLINE_TOKENS
+                        && matches!(defs.get(&recv.0), Some(Src::Inline(_)))
+                    {
+                        defs.insert(out.0, Src::Inline(quote!((#x).#method(#n))));
+                    }
+                }
                 Inst::Neg { out, a } => match defs.get(&a.0) {
                     Some(Src::Inline(x)) if token_count(x) < INLINE_TOKENS => {
                         defs.insert(out.0, Src::Inline(quote!((-#x))));
@@ -454,6 +472,21 @@ impl<'a> Reverse<'a> {
                     if self.active(*out) && crate::prims::partial_kept(prim.name) =>
                 {
                     vec![Src::Unused, Src::Tape]
+                }
+                // `x.powi(n)`: its partial `n x^(n - 1)` needs neither the value nor, when the
+                // reverse sweep has it, the integer `n` (an integer literal has its type).
+                Inst::Method {
+                    out,
+                    prim,
+                    recv,
+                    args,
+                    ..
+                } if self.active(*out) && prim.shape == crate::prims::Shape::PowI => {
+                    let x = match src(*recv, true) {
+                        Src::Literal(_) => Src::Tape,
+                        other => other,
+                    };
+                    vec![x, src(args[0], true), Src::Unused]
                 }
                 Inst::Method {
                     out, recv, args, ..

@@ -318,9 +318,15 @@ impl<'a> Reverse<'a> {
                         let (x, y) = (&fields[0], &fields[1]);
                         self.acc(*recv, quote!(#path(#x, #y) * #g))
                     }
+                    // The partial does not read the value, which is not kept: `x` stands in.
+                    // An integer literal `n` as written: it is an `i32`, not the adjoint's type.
                     Shape::PowI => {
-                        let (x, n, y) = (&fields[0], &fields[1], &fields[2]);
-                        self.acc(*recv, quote!(#path(#x, #n, #y) * #g))
+                        let x = &fields[0];
+                        let n = match self.layouts.get(&out.0).map(|l| &l[1]) {
+                            Some(Src::Literal(n)) => n.clone(),
+                            _ => fields[1].clone(),
+                        };
+                        self.acc(*recv, quote!(#path(#x, #n, #x) * #g))
                     }
                     Shape::Multi(_) => {
                         let p = hyg("__p");
@@ -334,9 +340,14 @@ impl<'a> Reverse<'a> {
                         body
                     }
                 };
-                let pop = self.pop_record(*out);
                 let inner = self.with_adjoint(*out, body);
-                quote!(let #r = #pop; #inner)
+                if self.keeps(*out) {
+                    let pop = self.pop_record(*out);
+                    let elems = self.bind_elems(*out, &r);
+                    quote!(let #r = #pop; #elems #inner)
+                } else {
+                    inner
+                }
             }
             Inst::Call {
                 out,

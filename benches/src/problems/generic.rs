@@ -5,6 +5,7 @@
 
 use ad::{Const, differentiable};
 use num_traits::{Float, FromPrimitive};
+use std::iter::Sum;
 use std::ops::AddAssign;
 
 /// [`rosenbrock`](super::rosenbrock::rosenbrock), generic.
@@ -104,4 +105,31 @@ pub fn gmm_objective_t<T: Float + FromPrimitive + AddAssign>(
         prior += half * gamma.0 * gamma.0 * fro - m.0 * sum_qs[c];
     }
     slse - T::from_usize(n).unwrap() * lse_alphas + prior
+}
+
+/// argmin's `rosenbrock` (`argmin_testfunctions` 0.3.0, MIT OR Apache-2.0), as its crate writes
+/// it: a call of `rosenbrock_ab` with `a = 1`, `b = 100`, which sums an iterator chain.
+#[differentiable]
+pub fn argmin_rosenbrock<T>(param: &[T]) -> T
+where
+    T: Float + FromPrimitive + Sum,
+{
+    argmin_rosenbrock_ab(
+        param,
+        T::from_f64(1.0).unwrap(),
+        T::from_f64(100.0).unwrap(),
+    )
+}
+
+/// argmin's `rosenbrock_ab`, as written.
+#[differentiable]
+pub fn argmin_rosenbrock_ab<T>(param: &[T], a: T, b: T) -> T
+where
+    T: Float + FromPrimitive + Sum,
+{
+    param
+        .iter()
+        .zip(param.iter().skip(1))
+        .map(|(&xi, &xi1)| (a - xi).powi(2) + b * (xi1 - xi.powi(2)).powi(2))
+        .sum()
 }
