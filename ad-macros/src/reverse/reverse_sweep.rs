@@ -84,6 +84,17 @@ impl<'a> Reverse<'a> {
         }
     }
 
+    /// `inner`, the pullback of `out`, after its record is popped into `r`, if it keeps one.
+    fn after_record(&self, out: Value, r: &Ident, inner: TokenStream) -> TokenStream {
+        if self.keeps(out) {
+            let pop = self.pop_record(out);
+            let elems = self.bind_elems(out, r);
+            quote!(let #r = #pop; #elems #inner)
+        } else {
+            inner
+        }
+    }
+
     pub(super) fn reverse_inst(&self, inst: &Inst) -> TokenStream {
         let krate = self.krate;
         let g = hyg("__g");
@@ -283,13 +294,7 @@ impl<'a> Reverse<'a> {
                         } else {
                             self.with_adjoint_linear(*out, body)
                         };
-                        if self.keeps(*out) {
-                            let pop = self.pop_record(*out);
-                            let elems = self.bind_elems(*out, &r);
-                            quote!(let #r = #pop; #elems #inner)
-                        } else {
-                            inner
-                        }
+                        self.after_record(*out, &r, inner)
                     }
                 }
             }
@@ -341,13 +346,7 @@ impl<'a> Reverse<'a> {
                     }
                 };
                 let inner = self.with_adjoint(*out, body);
-                if self.keeps(*out) {
-                    let pop = self.pop_record(*out);
-                    let elems = self.bind_elems(*out, &r);
-                    quote!(let #r = #pop; #elems #inner)
-                } else {
-                    inner
-                }
+                self.after_record(*out, &r, inner)
             }
             Inst::Call {
                 out,
