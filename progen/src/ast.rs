@@ -15,6 +15,12 @@ pub enum Ty {
     Vec(usize),
     ConstSlice(usize),
     ConstF,
+    /// A tuple of two floats, read as `p.0` and `p.1`.
+    Pair,
+    Bool,
+    Char,
+    /// An `i32` in `lo..=hi`, used as the exponent of `powi`.
+    I32(i32, i32),
 }
 
 #[derive(Clone, Debug)]
@@ -147,14 +153,29 @@ pub enum FE {
     If(Box<Cond>, Box<FE>, Box<FE>),
     /// `match ie { 0 => a, 1 | 2 => b, 3..=5 => c, _ => d }`: the arms' patterns and values.
     Match(Box<IE>, Vec<(Pat, FE)>),
+    /// `match cond { true => a, false => b }`.
+    MatchBool(Box<Cond>, Box<FE>, Box<FE>),
+    /// `std::f64::consts::NAME`.
+    Named(&'static str),
+    /// A `const` item of the function.
+    ConstItem(String),
+    /// `p.0` of a tuple parameter.
+    Field(String, usize),
+    /// `{ let name = init; value }`.
+    Block(String, Box<FE>, Box<FE>),
+    /// `x.powi(n)` with `n` an `i32` parameter.
+    PowiVar(Box<FE>, String),
 }
 
 impl FE {
     /// Whether the expression's type is known without a `let` type: it reads something typed.
     pub fn has_typed_leaf(&self) -> bool {
         match self {
-            FE::Lit(_) => false,
+            FE::Lit(_) | FE::Named(_) | FE::ConstItem(_) => false,
             FE::FromInt(_) => true,
+            FE::Block(_, _, v) => v.has_typed_leaf(),
+            FE::MatchBool(_, a, b) => a.has_typed_leaf() && b.has_typed_leaf(),
+            FE::PowiVar(a, _) => a.has_typed_leaf(),
             FE::Neg(a)
             | FE::Rem(a, _)
             | FE::Powi(a, _)
@@ -176,6 +197,8 @@ pub enum Pat {
     Or(usize, usize),
     Range(usize, usize),
     Wild,
+    /// `_ if cond`.
+    Guard(Box<Cond>),
 }
 
 /// An argument of a call: the callee's parameter type decides its form.
@@ -185,6 +208,11 @@ pub enum Arg {
     U(IE),
     /// A parameter or array variable passed whole, as it is.
     Name(String),
+    /// A tuple of two floats.
+    Pair(FE, FE),
+    Bool(Cond),
+    /// A `char` or `i32` literal.
+    Raw(String),
 }
 
 /// An index expression (`usize`), never out of its range.
@@ -211,6 +239,14 @@ pub enum Cond {
     And(Box<Cond>, Box<Cond>),
     Or(Box<Cond>, Box<Cond>),
     Not(Box<Cond>),
+    /// `e.is_finite()`.
+    Finite(FE),
+    /// `a.total_cmp(&b) == Ordering::Less`.
+    TotalLt(FE, FE),
+    /// A `bool` parameter.
+    Flag(String),
+    /// `c == 'a'` of a `char` parameter.
+    CharIs(String, char),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -220,6 +256,8 @@ pub enum AssignOp {
     Sub,
     Mul,
     Div,
+    /// `%=` by a literal.
+    Rem,
 }
 
 impl AssignOp {
@@ -230,6 +268,7 @@ impl AssignOp {
             AssignOp::Sub => "-=",
             AssignOp::Mul => "*=",
             AssignOp::Div => "/=",
+            AssignOp::Rem => "%=",
         }
     }
 }
@@ -343,8 +382,14 @@ pub enum Stmt {
     Return(Option<FE>),
     /// A call of a function returning `()`, for its outputs.
     Call(String, Vec<Arg>),
-    /// `debug_assert!(e.is_finite());`
-    Assert(FE),
+    /// `debug_assert!(e.is_finite());` or `assert!(..)`.
+    Assert(FE, bool),
+    /// `const NAME: f64 = lit;`
+    Const(String, f64),
+    /// `match ie { pattern => { .. } .. }`.
+    Match(IE, Vec<(Pat, Vec<Stmt>)>),
+    /// `println!("{}", e);` (only ever under a condition that never holds).
+    Print(FE),
 }
 
 /// Visits every statement list of a function, innermost first, mutably.
@@ -354,6 +399,11 @@ pub fn walk_blocks_mut(stmts: &mut Vec<Stmt>, f: &mut dyn FnMut(&mut Vec<Stmt>))
             Stmt::If(_, a, b) => {
                 walk_blocks_mut(a, f);
                 walk_blocks_mut(b, f);
+            }
+            Stmt::Match(_, arms) => {
+                for (_, b) in arms {
+                    walk_blocks_mut(b, f);
+                }
             }
             Stmt::For(_, b)
             | Stmt::While { body: b, .. }

@@ -97,6 +97,13 @@ pub struct Gen<'a> {
     returns: bool,
     out_spent: f64,
     depth: usize,
+    /// `bool`, `char` and `i32` parameters.
+    flags: Vec<String>,
+    chars: Vec<String>,
+    exponents: Vec<String>,
+    /// Inside a condition: the macro rejects a block with a `let` there (a gap the README
+    /// does not list), so none is generated.
+    in_cond: bool,
 }
 
 fn nice(x: f64) -> f64 {
@@ -170,6 +177,10 @@ impl<'a> Gen<'a> {
             returns: true,
             out_spent: 0.0,
             depth: 0,
+            flags: Vec::new(),
+            chars: Vec::new(),
+            exponents: Vec::new(),
+            in_cond: false,
         }
     }
 
@@ -197,7 +208,7 @@ impl<'a> Gen<'a> {
             return (params, true);
         }
         let len = |r: &mut Rng| r.range(2, 5);
-        let extras: [(f64, &str); 7] = [
+        let extras: [(f64, &str); 11] = [
             (0.5, "w"),
             (0.3, "y"),
             (0.25, "n"),
@@ -205,6 +216,10 @@ impl<'a> Gen<'a> {
             (0.15, "v"),
             (0.25, "c"),
             (0.2, "k"),
+            (0.15, "p"),
+            (0.1, "b"),
+            (0.08, "h"),
+            (0.12, "z"),
         ];
         for (p, prefix) in extras {
             if self.rng.chance(p) {
@@ -215,6 +230,10 @@ impl<'a> Gen<'a> {
                     "q" => Ty::Arr(len(self.rng)),
                     "v" => Ty::Vec(len(self.rng)),
                     "c" => Ty::ConstSlice(len(self.rng)),
+                    "p" => Ty::Pair,
+                    "b" => Ty::Bool,
+                    "h" => Ty::Char,
+                    "z" => Ty::I32(-2, 3),
                     _ => Ty::ConstF,
                 };
                 params.push(Param {
@@ -223,7 +242,12 @@ impl<'a> Gen<'a> {
                 });
             }
         }
-        if params.iter().all(|p| matches!(p.ty, Ty::U(_) | Ty::ConstF)) {
+        if params.iter().all(|p| {
+            matches!(
+                p.ty,
+                Ty::U(_) | Ty::ConstF | Ty::Bool | Ty::Char | Ty::I32(..)
+            )
+        }) {
             params.insert(
                 0,
                 Param {
@@ -262,6 +286,21 @@ impl<'a> Gen<'a> {
                     spent: 0.0,
                     mutable: false,
                 }),
+                Ty::Pair => {
+                    for k in 0..2 {
+                        self.floats.push(FVar {
+                            name: format!("{}.{k}", p.name),
+                            read: FE::Field(p.name.clone(), k),
+                            cap: PARAM_CAP,
+                            base: PARAM_CAP,
+                            spent: 0.0,
+                            mutable: false,
+                        })
+                    }
+                }
+                Ty::Bool => self.flags.push(p.name.clone()),
+                Ty::Char => self.chars.push(p.name.clone()),
+                Ty::I32(..) => self.exponents.push(p.name.clone()),
                 Ty::U(hi) => self.ints.push(IVar {
                     name: p.name.clone(),
                     lo: 0,
@@ -417,6 +456,16 @@ impl<'a> Gen<'a> {
 
     fn leaf(&mut self) -> (FE, f64) {
         match self.rng.weighted(&[2, 8, 1]) {
+            0 if self.rng.chance(0.15) => {
+                let (n, x) = *self.rng.pick(&[
+                    ("PI", std::f64::consts::PI),
+                    ("E", std::f64::consts::E),
+                    ("LN_2", std::f64::consts::LN_2),
+                    ("SQRT_2", std::f64::consts::SQRT_2),
+                    ("FRAC_PI_4", std::f64::consts::FRAC_PI_4),
+                ]);
+                (FE::Named(n), x)
+            }
             0 => {
                 let x = *self
                     .rng
@@ -441,30 +490,33 @@ impl<'a> Gen<'a> {
         }
         let d = depth - 1;
         let weights = [
-            12, // + -
-            7,  // *
-            3,  // / pos
-            2,  // neg
-            6,  // bounded unary
-            3,  // exp family
-            5,  // positive domain
-            2,  // ln_1p
-            2,  // asin acos atanh
-            1,  // acosh
-            2,  // powi
-            2,  // powf
-            2,  // atan2 hypot
-            3,  // kinks
-            2,  // min max
-            1,  // clamp
-            1,  // copysign
-            1,  // mul_add
-            1,  // degrees radians
-            1,  // rem
-            4,  // call
-            2,  // if
-            1,  // match
-            1,  // tan
+            12,                                            // + -
+            7,                                             // *
+            3,                                             // / pos
+            2,                                             // neg
+            6,                                             // bounded unary
+            3,                                             // exp family
+            5,                                             // positive domain
+            2,                                             // ln_1p
+            2,                                             // asin acos atanh
+            1,                                             // acosh
+            2,                                             // powi
+            2,                                             // powf
+            2,                                             // atan2 hypot
+            3,                                             // kinks
+            2,                                             // min max
+            1,                                             // clamp
+            1,                                             // copysign
+            1,                                             // mul_add
+            1,                                             // degrees radians
+            1,                                             // rem
+            4,                                             // call
+            2,                                             // if
+            1,                                             // match
+            1,                                             // tan
+            if self.in_cond { 0 } else { 1 },              // block
+            1,                                             // match on a bool
+            if self.exponents.is_empty() { 0 } else { 2 }, // powi(n)
         ];
         match self.rng.weighted(&weights) {
             0 => {
@@ -667,16 +719,51 @@ impl<'a> Gen<'a> {
                 let mut bound: f64 = 0.0;
                 let pats = [Pat::Lit(0), Pat::Or(1, 2), Pat::Range(3, 5), Pat::Wild];
                 let n = self.rng.range(1, 3);
-                for p in pats[..n].iter().chain([&Pat::Wild]) {
+                let guard = self
+                    .rng
+                    .chance(0.3)
+                    .then(|| Pat::Guard(Box::new(self.cond(0))));
+                for p in pats[..n].iter().chain(guard.as_ref()).chain([&Pat::Wild]) {
                     let (e, b) = self.fe(d);
                     bound = bound.max(b);
                     arms.push((p.clone(), e));
                 }
                 (FE::Match(Box::new(scrutinee), arms), bound)
             }
-            _ => {
+            23 => {
                 let (a, _) = self.receiver(d, 1.2);
                 (self.unary("tan", a), 2.6)
+            }
+            24 => {
+                let (init, ib) = self.fe_capped(d, 16.0);
+                let name = self.fresh("b");
+                self.floats.push(FVar {
+                    name: name.clone(),
+                    read: FE::Var(name.clone()),
+                    cap: ib,
+                    base: ib,
+                    spent: 0.0,
+                    mutable: false,
+                });
+                let (v, vb) = self.fe(d);
+                self.floats.pop();
+                (FE::Block(name, Box::new(init), Box::new(v)), vb)
+            }
+            25 => {
+                let c = self.cond(d);
+                let (a, ab) = self.fe(d);
+                let (b, bb) = self.fe(d);
+                (
+                    FE::MatchBool(Box::new(c), Box::new(a), Box::new(b)),
+                    ab.max(bb),
+                )
+            }
+            _ => {
+                // A base in [1, 3] and an exponent in [-2, 3].
+                let (p, _, _) = self.pos(d);
+                let base = bin(BinOp::Add, FE::Lit(2.0), un("sin", p));
+                let n = self.rng.pick(&self.exponents).clone();
+                (FE::PowiVar(Box::new(base), n), 27.0)
             }
         }
     }
@@ -706,7 +793,7 @@ impl<'a> Gen<'a> {
                 let f = &self.funcs[i];
                 (!value || f.returns)
                     && f.params.iter().all(|p| match p.ty {
-                        Ty::F | Ty::U(_) => true,
+                        Ty::F | Ty::U(_) | Ty::Pair | Ty::Bool | Ty::Char | Ty::I32(..) => true,
                         Ty::Vec(_) => false,
                         Ty::Out(n) => !value && self.array_for(AKind::Out, n, true).is_some(),
                         Ty::Slice(n) => self.array_for(AKind::Slice, n, false).is_some(),
@@ -762,13 +849,42 @@ impl<'a> Gen<'a> {
                     Arg::Name(self.rng.pick(&names).clone())
                 }
                 Ty::Vec(_) => return None,
+                Ty::Pair => Arg::Pair(
+                    self.fe_capped(d, PARAM_CAP).0,
+                    self.fe_capped(d, PARAM_CAP).0,
+                ),
+                Ty::Bool => Arg::Bool(self.cond(d.min(1))),
+                Ty::Char => Arg::Raw(format!("{:?}", self.rng.pick(&['a', 'b', 'c']))),
+                Ty::I32(lo, hi) => Arg::Raw(format!(
+                    "{}",
+                    lo + self.rng.below((hi - lo + 1) as usize) as i32
+                )),
             });
         }
         Some(args)
     }
 
     fn cond(&mut self, d: usize) -> Cond {
-        match self.rng.weighted(&[8, 2, 1, 1, 1, 1]) {
+        let outer = self.in_cond;
+        self.in_cond = true;
+        let c = self.cond_inner(d);
+        self.in_cond = outer;
+        c
+    }
+
+    fn cond_inner(&mut self, d: usize) -> Cond {
+        match self.rng.weighted(&[
+            8,
+            2,
+            1,
+            1,
+            1,
+            1,
+            1,
+            1,
+            if self.flags.is_empty() { 0 } else { 2 },
+            if self.chars.is_empty() { 0 } else { 2 },
+        ]) {
             0 => {
                 let (a, _) = self.fe(d);
                 let (b, _) = self.fe(d.min(1));
@@ -783,6 +899,20 @@ impl<'a> Gen<'a> {
             3 => Cond::And(Box::new(self.cond(0)), Box::new(self.cond(0))),
             4 => Cond::Or(Box::new(self.cond(0)), Box::new(self.cond(0))),
             5 => Cond::Not(Box::new(self.cond(0))),
+            6 => {
+                let (a, _) = self.receiver(d, 100.0);
+                Cond::Finite(a)
+            }
+            7 => {
+                let (a, _) = self.receiver(d, 100.0);
+                let (b, _) = self.fe(d.min(1));
+                Cond::TotalLt(a, b)
+            }
+            8 => Cond::Flag(self.rng.pick(&self.flags).clone()),
+            9 => {
+                let c = *self.rng.pick(&['a', 'b', 'c']);
+                Cond::CharIs(self.rng.pick(&self.chars).clone(), c)
+            }
             _ => {
                 let (a, _) = self.fe(d);
                 Cond::F(self.cmp(), a, FE::Lit(0.0))
@@ -907,6 +1037,8 @@ impl<'a> Gen<'a> {
             2,                           // return
             2,                           // call statement
             1,                           // let pair / sum / assert
+            if deep { 0 } else { 1 },    // match statement
+            1,                           // const item / println
         ];
         match self.rng.weighted(&weights) {
             0 => {
@@ -1149,7 +1281,7 @@ impl<'a> Gen<'a> {
                     out.push(Stmt::Call(name, args));
                 }
             }
-            _ => match self.rng.below(3) {
+            15 => match self.rng.below(3) {
                 0 => {
                     let (a, ab) = self.fe_capped(2, 8.0);
                     let (b, bb) = self.fe_capped(2, 8.0);
@@ -1182,10 +1314,42 @@ impl<'a> Gen<'a> {
                     out.push(Stmt::LetSum(name, a.name));
                 }
                 _ => {
-                    let (e, _) = self.fe(2);
-                    out.push(Stmt::Assert(e));
+                    let (e, _) = self.receiver(2, 1e3);
+                    out.push(Stmt::Assert(e, self.rng.chance(0.5)));
                 }
             },
+            16 => {
+                let scrutinee = self.any_index(1);
+                let mut arms = Vec::new();
+                let pats = [Pat::Lit(0), Pat::Or(1, 2), Pat::Range(3, 5)];
+                let n = self.rng.range(1, 3);
+                for p in pats[..n].iter().cloned().chain([Pat::Wild]) {
+                    let k = self.rng.range(1, 2);
+                    arms.push((p, self.nested(k)));
+                }
+                out.push(Stmt::Match(scrutinee, arms));
+            }
+            _ => {
+                if self.rng.chance(0.7) {
+                    let x = *self.rng.pick(&[0.5, 1.5, 0.75, 2.0]);
+                    self.counter += 1;
+                    let name = format!("C{}", self.counter);
+                    self.floats.push(FVar {
+                        name: name.clone(),
+                        read: FE::ConstItem(name.clone()),
+                        cap: x,
+                        base: x,
+                        spent: 0.0,
+                        mutable: false,
+                    });
+                    out.push(Stmt::Const(name, x));
+                } else {
+                    // Kept as it is by the macro; never runs, so the output stays readable.
+                    let (e, _) = self.fe(1);
+                    let never = Cond::I(Cmp::Gt, IE::Lit(0), IE::Lit(1));
+                    out.push(Stmt::If(never, vec![Stmt::Print(e)], Vec::new()));
+                }
+            }
         }
     }
 
@@ -1237,7 +1401,7 @@ impl<'a> Gen<'a> {
             .find(|v| v.name == name)
             .unwrap()
             .clone();
-        match self.rng.weighted(&[2, 5, 2, 2]) {
+        match self.rng.weighted(&[2, 5, 2, 2, 1]) {
             0 => {
                 let (e, _) = self.fe_capped(3, v.base);
                 out.push(Stmt::Assign(name, AssignOp::Set, e));
@@ -1261,9 +1425,13 @@ impl<'a> Gen<'a> {
                 let (e, _) = self.fe_capped(2, 1.0);
                 out.push(Stmt::Assign(name, AssignOp::Mul, e));
             }
-            _ => {
+            3 => {
                 let (p, _, _) = self.pos(1);
                 out.push(Stmt::Assign(name, AssignOp::Div, p));
+            }
+            _ => {
+                let m = *self.rng.pick(&[1.5, 2.0, 0.75]);
+                out.push(Stmt::Assign(name, AssignOp::Rem, FE::Lit(m)));
             }
         }
     }

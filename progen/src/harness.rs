@@ -305,6 +305,28 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
                 args.push(format!("ad::Const(a{i})"));
                 tans.push("ad::NoTangent".into());
             }
+            Ty::Pair => {
+                writeln!(
+                    body,
+                    "let a{i} = (ck.float(), ck.float()); let t{i} = (ck.float(), ck.float());"
+                )
+                .unwrap();
+                oracle_args.push(format!("(D::new(a{i}.0, t{i}.0), D::new(a{i}.1, t{i}.1))"));
+                args.push(format!("a{i}"));
+                tans.push(format!("t{i}"));
+            }
+            Ty::Bool | Ty::Char | Ty::I32(..) => {
+                let v = match p.ty {
+                    Ty::Bool => "ck.index(1) == 1".to_string(),
+                    Ty::Char => "['a', 'b', 'c'][ck.index(2)]".to_string(),
+                    Ty::I32(lo, hi) => format!("{lo} + ck.index({}) as i32", hi - lo),
+                    _ => unreachable!(),
+                };
+                writeln!(body, "let a{i} = {v};").unwrap();
+                oracle_args.push(format!("a{i}"));
+                args.push(format!("a{i}"));
+                tans.push("ad::NoTangent".into());
+            }
         }
     }
     writeln!(body, "let rbar = ck.float();").unwrap();
@@ -387,6 +409,11 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
                     terms.push(format!("pm::dot(&[g.{i}], &[t{i}])"));
                     rargs.push(args[i].clone());
                 }
+                Ty::Pair => {
+                    bars.push("()".into());
+                    terms.push(format!("pm::dot(&[g.{i}.0, g.{i}.1], &[t{i}.0, t{i}.1])"));
+                    rargs.push(args[i].clone());
+                }
                 Ty::Arr(_) | Ty::Vec(_) => {
                     bars.push("()".into());
                     terms.push(format!("pm::dot(&g.{i}[..], &t{i}[..])"));
@@ -448,6 +475,7 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
         for (i, p) in f.params.iter().enumerate() {
             match p.ty {
                 Ty::F => terms.push(format!("pm::dot(&[g.{i}], &[t{i}])")),
+                Ty::Pair => terms.push(format!("pm::dot(&[g.{i}.0, g.{i}.1], &[t{i}.0, t{i}.1])")),
                 Ty::Slice(_) | Ty::Arr(_) | Ty::Vec(_) => {
                     terms.push(format!("pm::dot(&g.{i}[..], &t{i}[..])"))
                 }

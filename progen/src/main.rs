@@ -108,7 +108,7 @@ fn batch_seed(seed: u64, b: usize) -> u64 {
 
 fn main() -> ExitCode {
     let args = parse();
-    let runner = run::Runner::new(args.dir.clone(), args.release);
+    let runner = run::Runner::new(args.dir.clone(), args.release, args.seed);
     let mut done = 0;
     let mut mismatches = 0;
     let mut untested = 0;

@@ -63,6 +63,10 @@ impl<'a> Printer<'a> {
             (Ty::ConstSlice(_), Flavor::Dual) => "&[D]".into(),
             (Ty::ConstF, Flavor::Ad) => "ad::Const<f64>".into(),
             (Ty::ConstF, Flavor::Dual) => "D".into(),
+            (Ty::Pair, _) => format!("({f}, {f})"),
+            (Ty::Bool, _) => "bool".into(),
+            (Ty::Char, _) => "char".into(),
+            (Ty::I32(..), _) => "i32".into(),
         }
     }
 
@@ -136,22 +140,34 @@ impl<'a> Printer<'a> {
                 self.line(&format!("let {m}{name}{t} = {e};"));
             }
             Stmt::LetPair(a, b, x, y) => {
+                let t = if x.has_typed_leaf() && y.has_typed_leaf() {
+                    String::new()
+                } else {
+                    format!(": ({ft}, {ft})")
+                };
                 let (x, y) = (self.fe(x), self.fe(y));
-                self.line(&format!("let ({a}, {b}) = ({x}, {y});"));
+                self.line(&format!("let ({a}, {b}){t} = ({x}, {y});"));
             }
             Stmt::LetIdx(name, ie) => {
                 let e = self.ie(ie);
                 self.line(&format!("let {name}: usize = {e};"));
             }
             Stmt::LetArr { name, vec, init } => {
-                let body = match init {
-                    ArrInit::Fill(e, n) => format!("{}; {n}", self.fe(e)),
-                    ArrInit::List(es) => {
-                        es.iter().map(|e| self.fe(e)).collect::<Vec<_>>().join(", ")
-                    }
+                let (body, typed, n) = match init {
+                    ArrInit::Fill(e, n) => (format!("{}; {n}", self.fe(e)), e.has_typed_leaf(), *n),
+                    ArrInit::List(es) => (
+                        es.iter().map(|e| self.fe(e)).collect::<Vec<_>>().join(", "),
+                        es.iter().any(|e| e.has_typed_leaf()),
+                        es.len(),
+                    ),
+                };
+                let t = match (typed, *vec) {
+                    (true, _) => String::new(),
+                    (false, true) => format!(": Vec<{ft}>"),
+                    (false, false) => format!(": [{ft}; {n}]"),
                 };
                 let v = if *vec { "vec!" } else { "" };
-                self.line(&format!("let mut {name} = {v}[{body}];"));
+                self.line(&format!("let mut {name}{t} = {v}[{body}];"));
             }
             Stmt::LetSum(name, arr) => {
                 self.line(&format!("let {name}: {ft} = {arr}.iter().sum();"));
@@ -176,6 +192,9 @@ impl<'a> Printer<'a> {
                 }
                 self.indent -= 1;
                 self.line("};");
+            }
+            Stmt::Assign(name, AssignOp::Rem, FE::Lit(m)) if self.flavor == Flavor::Dual => {
+                self.line(&format!("{name} = pm::rem({name}, {});", lit(*m)));
             }
             Stmt::Assign(name, op, e) => {
                 let e = self.fe(e);
@@ -296,12 +315,31 @@ impl<'a> Printer<'a> {
                 let c = self.call(name, args);
                 self.line(&format!("{c};"));
             }
-            Stmt::Assert(e) => {
+            Stmt::Assert(e, debug) => {
                 let e = self.fe(e);
+                let d = if *debug { "debug_" } else { "" };
                 match self.flavor {
-                    Flavor::Ad => self.line(&format!("debug_assert!({e}.is_finite());")),
-                    Flavor::Dual => self.line(&format!("debug_assert!({e}.re.is_finite());")),
+                    Flavor::Ad => self.line(&format!("{d}assert!({e}.is_finite());")),
+                    Flavor::Dual => self.line(&format!("{d}assert!({e}.re.is_finite());")),
                 }
+            }
+            Stmt::Const(name, x) => self.line(&format!("const {name}: f64 = {};", lit(*x))),
+            Stmt::Match(scrutinee, arms) => {
+                let i = self.ie(scrutinee);
+                self.line(&format!("match {i} {{"));
+                self.indent += 1;
+                for (p, b) in arms {
+                    let p = self.pat(p);
+                    self.line(&format!("{p} => {{"));
+                    self.block(b);
+                    self.line("}");
+                }
+                self.indent -= 1;
+                self.line("}");
+            }
+            Stmt::Print(e) => {
+                let e = self.fe(e);
+                self.line(&format!("println!(\"{{:?}}\", {e});"));
             }
         }
     }
@@ -320,7 +358,9 @@ impl<'a> Printer<'a> {
             .map(|a| match a {
                 Arg::F(e) => self.fe(e),
                 Arg::U(i) => self.ie(i),
-                Arg::Name(n) => n.clone(),
+                Arg::Name(n) | Arg::Raw(n) => n.clone(),
+                Arg::Pair(a, b) => format!("({}, {})", self.fe(a), self.fe(b)),
+                Arg::Bool(c) => self.cond(c),
             })
             .collect();
         format!("{}({})", self.path(name), args.join(", "))
@@ -420,6 +460,40 @@ impl<'a> Printer<'a> {
                 }
             }
             FE::Call(name, args) => self.call(name, args),
+            FE::MatchBool(c, a, b) => format!(
+                "(match {} {{ true => {}, false => {} }})",
+                self.cond(c),
+                self.fe(a),
+                self.fe(b)
+            ),
+            FE::Named(n) => {
+                if dual {
+                    format!("pm::lit(std::f64::consts::{n})")
+                } else {
+                    format!("std::f64::consts::{n}")
+                }
+            }
+            FE::ConstItem(n) => {
+                if dual {
+                    format!("pm::lit({n})")
+                } else {
+                    n.clone()
+                }
+            }
+            FE::Field(p, k) => format!("{p}.{k}"),
+            FE::Block(name, init, value) => {
+                let t = if dual || !init.has_typed_leaf() {
+                    format!(": {}", self.float_ty())
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{{ let {name}{t} = {}; {} }}",
+                    self.fe(init),
+                    self.fe(value)
+                )
+            }
+            FE::PowiVar(a, n) => format!("{}.powi({n})", self.receiver(a)),
             FE::If(c, a, b) => format!(
                 "(if {} {{ {} }} else {{ {} }})",
                 self.cond(c),
@@ -429,18 +503,20 @@ impl<'a> Printer<'a> {
             FE::Match(s, arms) => {
                 let arms: Vec<String> = arms
                     .iter()
-                    .map(|(p, e)| {
-                        let p = match p {
-                            Pat::Lit(n) => n.to_string(),
-                            Pat::Or(a, b) => format!("{a} | {b}"),
-                            Pat::Range(a, b) => format!("{a}..={b}"),
-                            Pat::Wild => "_".into(),
-                        };
-                        format!("{p} => {}", self.fe(e))
-                    })
+                    .map(|(p, e)| format!("{} => {}", self.pat(p), self.fe(e)))
                     .collect();
                 format!("(match {} {{ {} }})", self.ie(s), arms.join(", "))
             }
+        }
+    }
+
+    fn pat(&self, p: &Pat) -> String {
+        match p {
+            Pat::Lit(n) => n.to_string(),
+            Pat::Or(a, b) => format!("{a} | {b}"),
+            Pat::Range(a, b) => format!("{a}..={b}"),
+            Pat::Wild => "_".into(),
+            Pat::Guard(c) => format!("_ if {}", self.cond(c)),
         }
     }
 
@@ -472,6 +548,20 @@ impl<'a> Printer<'a> {
             Cond::And(a, b) => format!("({} && {})", self.cond(a), self.cond(b)),
             Cond::Or(a, b) => format!("({} || {})", self.cond(a), self.cond(b)),
             Cond::Not(a) => format!("(!{})", self.cond(a)),
+            Cond::Finite(e) => match self.flavor {
+                Flavor::Ad => format!("{}.is_finite()", self.receiver(e)),
+                Flavor::Dual => format!("{}.re.is_finite()", self.fe(e)),
+            },
+            Cond::TotalLt(a, b) => match self.flavor {
+                Flavor::Ad => format!(
+                    "({}.total_cmp(&{}) == std::cmp::Ordering::Less)",
+                    self.receiver(a),
+                    self.fe(b)
+                ),
+                Flavor::Dual => format!("pm::total_lt({}, {})", self.fe(a), self.fe(b)),
+            },
+            Cond::Flag(n) => n.clone(),
+            Cond::CharIs(n, c) => format!("({n} == {c:?})"),
         }
     }
 }

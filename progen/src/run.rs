@@ -10,6 +10,8 @@ pub struct Runner {
     /// `target/progen` of the workspace.
     pub dir: PathBuf,
     release: bool,
+    /// Told apart by seed, so that runs of several seeds can share the target directory.
+    tag: String,
 }
 
 /// What `main` of a batch printed about one function.
@@ -34,8 +36,12 @@ pub struct Outcome {
 }
 
 impl Runner {
-    pub fn new(dir: PathBuf, release: bool) -> Runner {
-        Runner { dir, release }
+    pub fn new(dir: PathBuf, release: bool, seed: u64) -> Runner {
+        Runner {
+            dir,
+            release,
+            tag: format!("s{seed}"),
+        }
     }
 
     fn root(&self) -> PathBuf {
@@ -118,7 +124,8 @@ impl Runner {
         only: Option<&str>,
     ) -> std::result::Result<Outcome, String> {
         let source = harness::source(funcs, seed, points);
-        let dir = self.write(crate_name, &source).map_err(|e| e.to_string())?;
+        let name = format!("{crate_name}-{}", self.tag);
+        let dir = self.write(&name, &source).map_err(|e| e.to_string())?;
         let stdout = self.build_and_run(&dir, only)?;
         Ok(parse(&stdout, funcs, only))
     }

@@ -188,6 +188,11 @@ fn compiles_plausibly(g: &Func, funcs: &[Func]) -> bool {
                 Stmt::While { body, .. } | Stmt::Loop { body, .. } | Stmt::LetLoop { body, .. } => {
                     collect(body, bound)
                 }
+                Stmt::Match(_, arms) => {
+                    for (_, b) in arms {
+                        collect(b, bound);
+                    }
+                }
                 Stmt::Counter { idx, var, body, .. } => {
                     bound.insert(idx.clone());
                     bound.insert(var.clone());
@@ -239,6 +244,7 @@ fn declared(s: &Stmt) -> Vec<String> {
         | Stmt::LetSum(name, _)
         | Stmt::LetLoop { name, .. } => vec![name.clone()],
         Stmt::LetPair(a, b, _, _) => vec![a.clone(), b.clone()],
+        Stmt::Const(name, _) => vec![name.clone()],
         _ => Vec::new(),
     }
 }
@@ -336,7 +342,18 @@ fn replace(e: &mut FE, variant: usize) -> bool {
             *e = FE::Lit(0.5);
             true
         }
-        (_, FE::Lit(_) | FE::Var(_) | FE::ConstF(_) | FE::Deref(_) | FE::Index(..)) => false,
+        (
+            _,
+            FE::Lit(_)
+            | FE::Var(_)
+            | FE::ConstF(_)
+            | FE::Deref(_)
+            | FE::Index(..)
+            | FE::Named(_)
+            | FE::ConstItem(_)
+            | FE::Field(..)
+            | FE::Block(..),
+        ) => false,
         (_, FE::FromInt(_) | FE::Call(..)) => false,
         _ => {
             let mut first = None;
@@ -361,7 +378,16 @@ fn children(e: &mut FE, f: &mut dyn FnMut(&mut FE)) {
         FE::Neg(a) | FE::Rem(a, _) | FE::Powi(a, _) | FE::WithLit(_, a, _) | FE::Clamp(a, ..) => {
             f(a)
         }
-        FE::Unary { arg, .. } => f(arg),
+        FE::Unary { arg, .. } | FE::PowiVar(arg, _) => f(arg),
+        FE::Block(_, a, b) => {
+            f(a);
+            f(b);
+        }
+        FE::MatchBool(c, a, b) => {
+            cond_fes(c, f);
+            f(a);
+            f(b);
+        }
         FE::Bin(_, a, b) | FE::Binary(_, a, b) => {
             f(a);
             f(b);
@@ -384,15 +410,30 @@ fn children(e: &mut FE, f: &mut dyn FnMut(&mut FE)) {
         }
         FE::Call(_, args) => {
             for a in args {
-                match a {
-                    Arg::F(x) => f(x),
-                    Arg::U(i) => ie_fes(i, f),
-                    Arg::Name(_) => {}
-                }
+                arg_fes(a, f);
             }
         }
         FE::Index(_, i) | FE::FromInt(i) => ie_fes(i, f),
-        FE::Lit(_) | FE::Var(_) | FE::ConstF(_) | FE::Deref(_) => {}
+        FE::Lit(_)
+        | FE::Var(_)
+        | FE::ConstF(_)
+        | FE::Deref(_)
+        | FE::Named(_)
+        | FE::ConstItem(_)
+        | FE::Field(..) => {}
+    }
+}
+
+fn arg_fes(a: &mut Arg, f: &mut dyn FnMut(&mut FE)) {
+    match a {
+        Arg::F(x) => f(x),
+        Arg::U(i) => ie_fes(i, f),
+        Arg::Pair(x, y) => {
+            f(x);
+            f(y);
+        }
+        Arg::Bool(c) => cond_fes(c, f),
+        Arg::Name(_) | Arg::Raw(_) => {}
     }
 }
 
@@ -424,6 +465,12 @@ fn cond_fes(c: &mut Cond, f: &mut dyn FnMut(&mut FE)) {
             cond_fes(b, f);
         }
         Cond::Not(a) => cond_fes(a, f),
+        Cond::Finite(a) => f(a),
+        Cond::TotalLt(a, b) => {
+            f(a);
+            f(b);
+        }
+        Cond::Flag(_) | Cond::CharIs(..) => {}
     }
 }
 
@@ -451,7 +498,14 @@ fn visit_func_fes(f: &mut Func, visit: &mut dyn FnMut(&mut FE)) {
                     deep(fallback, visit);
                     stmts(body, visit);
                 }
-                Stmt::Assign(_, _, e) | Stmt::Assert(e) => deep(e, visit),
+                Stmt::Assign(_, _, e) | Stmt::Assert(e, _) | Stmt::Print(e) => deep(e, visit),
+                Stmt::Const(..) => {}
+                Stmt::Match(i, arms) => {
+                    ie_fes(i, &mut |e| deep(e, visit));
+                    for (_, b) in arms {
+                        stmts(b, visit);
+                    }
+                }
                 Stmt::Break(Some(e)) | Stmt::Return(Some(e)) => deep(e, visit),
                 Stmt::AssignElem(_, i, _, e) => {
                     ie_fes(i, &mut |e| deep(e, visit));
@@ -473,11 +527,7 @@ fn visit_func_fes(f: &mut Func, visit: &mut dyn FnMut(&mut FE)) {
                 }
                 Stmt::Call(_, args) => {
                     for a in args {
-                        match a {
-                            Arg::F(x) => deep(x, visit),
-                            Arg::U(i) => ie_fes(i, &mut |e| deep(e, visit)),
-                            Arg::Name(_) => {}
-                        }
+                        arg_fes(a, &mut |e| deep(e, visit));
                     }
                 }
             }

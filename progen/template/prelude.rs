@@ -83,6 +83,11 @@ pub mod pm {
         a.re >= b.re
     }
 
+    pub fn total_lt(a: D, b: D) -> bool {
+        cmp(a, b);
+        a.re.total_cmp(&b.re) == std::cmp::Ordering::Less
+    }
+
     pub fn abs(x: D) -> D {
         note(x.re, 1.0);
         if x.re < 0.0 { -x } else { x }
