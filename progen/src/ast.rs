@@ -65,8 +65,11 @@ pub struct Func {
     pub params: Vec<Param>,
     /// `false`: returns `()` (it has outputs).
     pub returns: bool,
+    /// Returns a pair `(f64, f64)`: `tail` and `tail2`.
+    pub pair: bool,
     pub body: Vec<Stmt>,
     pub tail: Option<FE>,
+    pub tail2: Option<FE>,
     pub deriv: Deriv,
     /// A bound on the value returned.
     pub ret_bound: f64,
@@ -382,6 +385,10 @@ pub enum Stmt {
     Return(Option<FE>),
     /// A call of a function returning `()`, for its outputs.
     Call(String, Vec<Arg>),
+    /// `return (a, b);`
+    ReturnPair(FE, FE),
+    /// `let (a, b) = f(..);` of a function returning a pair.
+    LetCallPair(String, String, String, Vec<Arg>),
     /// `debug_assert!(e.is_finite());` or `assert!(..)`.
     Assert(FE, bool),
     /// `const NAME: f64 = lit;`

@@ -95,6 +95,7 @@ pub struct Gen<'a> {
     counter: usize,
     size_left: usize,
     returns: bool,
+    pair: bool,
     out_spent: f64,
     depth: usize,
     /// `bool`, `char` and `i32` parameters.
@@ -140,7 +141,7 @@ fn irange(ie: &IE, g: &Gen) -> (usize, usize) {
         }
         IE::Add(a, b) => {
             let (a, b) = (irange(a, g), irange(b, g));
-            (a.0 + b.0, a.1 + b.1)
+            (a.0.saturating_add(b.0), a.1.saturating_add(b.1))
         }
         IE::Sub(a, b) => {
             let (a, b) = (irange(a, g), irange(b, g));
@@ -148,7 +149,7 @@ fn irange(ie: &IE, g: &Gen) -> (usize, usize) {
         }
         IE::Mul(a, b) => {
             let (a, b) = (irange(a, g), irange(b, g));
-            (a.0 * b.0, a.1 * b.1)
+            (a.0.saturating_mul(b.0), a.1.saturating_mul(b.1))
         }
         IE::Div(a, k) => {
             let a = irange(a, g);
@@ -158,7 +159,8 @@ fn irange(ie: &IE, g: &Gen) -> (usize, usize) {
             let a = irange(a, g);
             if a.1 < *k { a } else { (0, k - 1) }
         }
-        IE::FromFloat(_) => (0, 0), // only ever under a Rem, which bounds it
+        // Unbounded: only ever under a `%`, which bounds it.
+        IE::FromFloat(_) => (0, usize::MAX / 4),
     }
 }
 
@@ -175,6 +177,7 @@ impl<'a> Gen<'a> {
             counter: 0,
             size_left: opts.max_stmts,
             returns: true,
+            pair: false,
             out_spent: 0.0,
             depth: 0,
             flags: Vec::new(),
@@ -256,6 +259,8 @@ impl<'a> Gen<'a> {
                 },
             );
         }
+        // ad takes functions of up to 8 arguments.
+        params.truncate(8);
         // Shuffle, so no kind always comes first.
         for i in (1..params.len()).rev() {
             let j = self.rng.below(i + 1);
@@ -266,8 +271,15 @@ impl<'a> Gen<'a> {
         (params, returns)
     }
 
-    pub fn function(&mut self, name: String, params: Vec<Param>, returns: bool) -> Func {
+    pub fn function(
+        &mut self,
+        name: String,
+        params: Vec<Param>,
+        returns: bool,
+        pair: bool,
+    ) -> Func {
         self.returns = returns;
+        self.pair = pair;
         for p in &params {
             match p.ty {
                 Ty::F => self.floats.push(FVar {
@@ -339,6 +351,7 @@ impl<'a> Gen<'a> {
         } else {
             None
         };
+        let tail2 = pair.then(|| self.fe_capped(3, RET_CAP).0);
         // A function with outputs writes them at least once.
         for p in &params {
             if let Ty::Out(len) = p.ty
@@ -358,6 +371,8 @@ impl<'a> Gen<'a> {
             returns,
             body,
             tail,
+            tail2,
+            pair,
             deriv: Deriv::Generated,
             ret_bound: RET_CAP,
             out_spent: self.out_spent,
@@ -791,7 +806,7 @@ impl<'a> Gen<'a> {
         let candidates: Vec<usize> = (0..self.funcs.len())
             .filter(|&i| {
                 let f = &self.funcs[i];
-                (!value || f.returns)
+                (!value || (f.returns && !f.pair))
                     && f.params.iter().all(|p| match p.ty {
                         Ty::F | Ty::U(_) | Ty::Pair | Ty::Bool | Ty::Char | Ty::I32(..) => true,
                         Ty::Vec(_) => false,
@@ -1235,7 +1250,11 @@ impl<'a> Gen<'a> {
                 let c = self.cond(1);
                 // `return;` in a function returning `()` is rejected by the macro (a gap the
                 // README does not list), so only functions with a value return early.
-                if self.returns {
+                if self.pair {
+                    let a = self.fe_capped(2, RET_CAP).0;
+                    let b = self.fe_capped(2, RET_CAP).0;
+                    out.push(Stmt::If(c, vec![Stmt::ReturnPair(a, b)], Vec::new()));
+                } else if self.returns {
                     let r = self.fe_capped(2, RET_CAP).0;
                     out.push(Stmt::If(c, vec![Stmt::Return(Some(r))], Vec::new()));
                 }
@@ -1251,6 +1270,7 @@ impl<'a> Gen<'a> {
                 };
                 let f = &self.funcs[idx];
                 let (name, returns, spent) = (f.name.clone(), f.returns, f.out_spent);
+                let pair = f.pair;
                 // The callee's increments land in this function's output.
                 for a in &args {
                     if let Arg::Name(n) = a
@@ -1261,7 +1281,20 @@ impl<'a> Gen<'a> {
                         self.out_spent += spent * self.execs;
                     }
                 }
-                if returns {
+                if pair {
+                    let (a, b) = (self.fresh("t"), self.fresh("t"));
+                    for n in [&a, &b] {
+                        self.floats.push(FVar {
+                            name: n.clone(),
+                            read: FE::Var(n.clone()),
+                            cap: RET_CAP,
+                            base: RET_CAP,
+                            spent: 0.0,
+                            mutable: false,
+                        });
+                    }
+                    out.push(Stmt::LetCallPair(a, b, name, args));
+                } else if returns {
                     let t = self.fresh("t");
                     self.floats.push(FVar {
                         name: t.clone(),

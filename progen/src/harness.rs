@@ -329,7 +329,17 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
             }
         }
     }
-    writeln!(body, "let rbar = ck.float();").unwrap();
+    // The parts of the result: none, the value, or the two of a pair.
+    let parts: &[&str] = match (f.returns, f.pair) {
+        (false, _) => &[],
+        (true, false) => &[""],
+        (true, true) => &[".0", ".1"],
+    };
+    if f.pair {
+        writeln!(body, "let rbar = (ck.float(), ck.float());").unwrap();
+    } else {
+        writeln!(body, "let rbar = ck.float();").unwrap();
+    }
     writeln!(body, "pm::reset();").unwrap();
     let or = if f.returns { "or" } else { "_or" };
     writeln!(
@@ -340,8 +350,8 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
     )
     .unwrap();
     writeln!(body, "let mut seen: Vec<D> = Vec::new();").unwrap();
-    if f.returns {
-        writeln!(body, "seen.push(or);").unwrap();
+    for p in parts {
+        writeln!(body, "seen.push(or{p});").unwrap();
     }
     for i in &seen {
         writeln!(body, "seen.extend_from_slice(&o{i});").unwrap();
@@ -368,9 +378,9 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
         tans.join(", ")
     )
     .unwrap();
-    if f.returns {
-        writeln!(body, "ck.same(\"jvp value\", r, or.re, 1.0);").unwrap();
-        writeln!(body, "ck.same(\"jvp tangent\", dr, or.eps, 1.0);").unwrap();
+    for p in parts {
+        writeln!(body, "ck.same(\"jvp value{p}\", r{p}, or{p}.re, 1.0);").unwrap();
+        writeln!(body, "ck.same(\"jvp tangent{p}\", dr{p}, or{p}.eps, 1.0);").unwrap();
     }
     for i in &seen {
         writeln!(
@@ -434,8 +444,12 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
             bars.join(", ")
         )
         .unwrap();
-        if f.returns {
-            writeln!(body, "ck.same(\"vjp_into value\", r2, or.re, 1.0);").unwrap();
+        for p in parts {
+            writeln!(
+                body,
+                "ck.same(\"vjp_into value{p}\", r2{p}, or{p}.re, 1.0);"
+            )
+            .unwrap();
         }
         for i in &seen {
             writeln!(
@@ -446,7 +460,7 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
             .unwrap();
         }
     } else {
-        match k % 3 {
+        match if f.pair { 2 } else { k % 3 } {
             0 => {
                 writeln!(body, "let rbar = 1.0;").unwrap();
                 writeln!(body, "let g = ad::grad({path}, ({},));", args.join(", ")).unwrap();
@@ -468,7 +482,9 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
                     args.join(", ")
                 )
                 .unwrap();
-                writeln!(body, "ck.same(\"vjp value\", r2, or.re, 1.0);").unwrap();
+                for p in parts {
+                    writeln!(body, "ck.same(\"vjp value{p}\", r2{p}, or{p}.re, 1.0);").unwrap();
+                }
                 writeln!(body, "let g = pullback(rbar);").unwrap();
             }
         }
@@ -488,21 +504,20 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
         writeln!(body, "let d = {t}; lhs = (lhs.0 + d.0, lhs.1 + d.1);").unwrap();
     }
     // The oracle's and ad's forward derivative along the same v, weighted by the adjoints.
-    if f.returns {
+    writeln!(
+        body,
+        "let mut rhs: (f64, f64) = (0.0, 0.0); let mut own: (f64, f64) = (0.0, 0.0);"
+    )
+    .unwrap();
+    for p in parts {
         writeln!(
             body,
-            "let mut rhs: (f64, f64) = (rbar * or.eps, (rbar * or.eps).abs());"
+            "let d = rbar{p} * or{p}.eps; rhs = (rhs.0 + d, rhs.1 + d.abs());"
         )
         .unwrap();
         writeln!(
             body,
-            "let mut own: (f64, f64) = (rbar * dr, (rbar * dr).abs());"
-        )
-        .unwrap();
-    } else {
-        writeln!(
-            body,
-            "let mut rhs: (f64, f64) = (0.0, 0.0); let mut own: (f64, f64) = (0.0, 0.0);"
+            "let d = rbar{p} * dr{p}; own = (own.0 + d, own.1 + d.abs());"
         )
         .unwrap();
     }

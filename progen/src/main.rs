@@ -83,7 +83,8 @@ pub fn generate(seed: u64, count: usize) -> Vec<Func> {
         let mut g_rng = Rng::new(rng.next_u64());
         let mut g = generate::Gen::new(&mut g_rng, &funcs, opts);
         let (params, returns) = g.signature(with_rule);
-        let mut f = g.function(format!("f{k}"), params, returns);
+        let pair = returns && !with_rule && rng.chance(0.12);
+        let mut f = g.function(format!("f_{k}"), params, returns, pair);
         f.module = rng.below(harness::MODULES);
         f.order = rng.next_u64();
         if with_rule {

@@ -98,7 +98,9 @@ impl<'a> Printer<'a> {
             .iter()
             .map(|p| format!("{}: {}", p.name, self.ty(p.ty)))
             .collect();
-        let ret = if f.returns {
+        let ret = if f.pair {
+            format!(" -> ({0}, {0})", self.float_ty())
+        } else if f.returns {
             format!(" -> {}", self.float_ty())
         } else {
             String::new()
@@ -113,9 +115,16 @@ impl<'a> Printer<'a> {
         for s in &f.body {
             self.stmt(s);
         }
-        if let Some(t) = &f.tail {
-            let t = self.fe(t);
-            self.line(&t);
+        match (&f.tail, &f.tail2) {
+            (Some(a), Some(b)) => {
+                let t = format!("({}, {})", self.fe(a), self.fe(b));
+                self.line(&t);
+            }
+            (Some(t), None) => {
+                let t = self.fe(t);
+                self.line(&t);
+            }
+            _ => {}
         }
         self.indent -= 1;
         self.line("}");
@@ -310,6 +319,14 @@ impl<'a> Printer<'a> {
             Stmt::Return(Some(e)) => {
                 let e = self.fe(e);
                 self.line(&format!("return {e};"));
+            }
+            Stmt::ReturnPair(a, b) => {
+                let (a, b) = (self.fe(a), self.fe(b));
+                self.line(&format!("return ({a}, {b});"));
+            }
+            Stmt::LetCallPair(a, b, name, args) => {
+                let c = self.call(name, args);
+                self.line(&format!("let ({a}, {b}) = {c};"));
             }
             Stmt::Call(name, args) => {
                 let c = self.call(name, args);

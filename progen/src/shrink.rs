@@ -56,6 +56,23 @@ pub fn shrink(
         }
         skip = 0;
     }
+    // Parameters of the target that nothing reads any more.
+    let mut i = 0;
+    while i < cur.iter().find(|f| f.name == target).unwrap().params.len() {
+        let mut cand = cur.clone();
+        let f = cand.iter_mut().find(|f| f.name == target).unwrap();
+        let name = f.params.remove(i).name;
+        let text =
+            Printer::new(Flavor::Ad, &cand).render(cand.iter().find(|f| f.name == target).unwrap());
+        if !has_word(&text, &name)
+            && !cand.iter().any(|f| f.deriv.has_rule() && f.name == target)
+            && fails(&cand)
+        {
+            cur = cand;
+        } else {
+            i += 1;
+        }
+    }
     let k = cur.iter().position(|f| f.name == target).unwrap();
     let text = harness::test_file(&cur, target, k, seed, points);
     let path = runner.dir.join(format!("regression-{seed}-{target}.rs"));
@@ -245,6 +262,7 @@ fn declared(s: &Stmt) -> Vec<String> {
         | Stmt::LetLoop { name, .. } => vec![name.clone()],
         Stmt::LetPair(a, b, _, _) => vec![a.clone(), b.clone()],
         Stmt::Const(name, _) => vec![name.clone()],
+        Stmt::LetCallPair(a, b, _, _) => vec![a.clone(), b.clone()],
         _ => Vec::new(),
     }
 }
@@ -525,7 +543,11 @@ fn visit_func_fes(f: &mut Func, visit: &mut dyn FnMut(&mut FE)) {
                     }
                     stmts(body, visit);
                 }
-                Stmt::Call(_, args) => {
+                Stmt::ReturnPair(a, b) => {
+                    deep(a, visit);
+                    deep(b, visit);
+                }
+                Stmt::Call(_, args) | Stmt::LetCallPair(_, _, _, args) => {
                     for a in args {
                         arg_fes(a, &mut |e| deep(e, visit));
                     }
@@ -535,6 +557,9 @@ fn visit_func_fes(f: &mut Func, visit: &mut dyn FnMut(&mut FE)) {
     }
     stmts(&mut f.body, visit);
     if let Some(t) = &mut f.tail {
+        deep(t, visit);
+    }
+    if let Some(t) = &mut f.tail2 {
         deep(t, visit);
     }
 }

@@ -143,7 +143,8 @@ pub mod pm {
     pub fn copysign(a: D, b: D) -> D {
         note(a.re, 1.0);
         note(b.re, 1.0);
-        if (a.re >= 0.0) == (b.re >= 0.0) { a } else { -a }
+        // By the sign bits, as f64's: copysign(x, -0.0) is negative.
+        if a.re.is_sign_negative() == b.re.is_sign_negative() { a } else { -a }
     }
     // The values below are f64's own, so that ties fall the same way in ad and here.
     pub fn hypot(a: D, b: D) -> D {
