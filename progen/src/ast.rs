@@ -67,6 +67,8 @@ pub struct Func {
     pub returns: bool,
     /// Returns a pair `(f64, f64)`: `tail` and `tail2`.
     pub pair: bool,
+    /// Over `f32` instead of `f64` (and checked against `Dual32`).
+    pub single: bool,
     pub body: Vec<Stmt>,
     pub tail: Option<FE>,
     pub tail2: Option<FE>,

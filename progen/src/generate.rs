@@ -102,6 +102,8 @@ pub struct Gen<'a> {
     flags: Vec<String>,
     chars: Vec<String>,
     exponents: Vec<String>,
+    /// Generating an f32 function: it calls only f32 functions.
+    pub single: bool,
     /// Inside a condition: the macro rejects a block with a `let` there (a gap the README
     /// does not list), so none is generated.
     in_cond: bool,
@@ -184,6 +186,7 @@ impl<'a> Gen<'a> {
             chars: Vec::new(),
             exponents: Vec::new(),
             in_cond: false,
+            single: false,
         }
     }
 
@@ -373,6 +376,7 @@ impl<'a> Gen<'a> {
             tail,
             tail2,
             pair,
+            single: self.single,
             deriv: Deriv::Generated,
             ret_bound: RET_CAP,
             out_spent: self.out_spent,
@@ -806,7 +810,8 @@ impl<'a> Gen<'a> {
         let candidates: Vec<usize> = (0..self.funcs.len())
             .filter(|&i| {
                 let f = &self.funcs[i];
-                (!value || (f.returns && !f.pair))
+                f.single == self.single
+                    && (!value || (f.returns && !f.pair))
                     && f.params.iter().all(|p| match p.ty {
                         Ty::F | Ty::U(_) | Ty::Pair | Ty::Bool | Ty::Char | Ty::I32(..) => true,
                         Ty::Vec(_) => false,
@@ -1378,7 +1383,11 @@ impl<'a> Gen<'a> {
                     out.push(Stmt::Const(name, x));
                 } else {
                     // Kept as it is by the macro; never runs, so the output stays readable.
+                    // No block with a `let` in its arguments: the macro rejects one there.
+                    let outer = self.in_cond;
+                    self.in_cond = true;
                     let (e, _) = self.fe(1);
+                    self.in_cond = outer;
                     let never = Cond::I(Cmp::Gt, IE::Lit(0), IE::Lit(1));
                     out.push(Stmt::If(never, vec![Stmt::Print(e)], Vec::new()));
                 }
@@ -1473,7 +1482,16 @@ impl<'a> Gen<'a> {
         let Some(a) = self.pick_array(true) else {
             return;
         };
-        let idx = self.index(a.len);
+        let mut idx = self.index(a.len);
+        // `v[i] += ..` borrows a `Vec` mutably before its index is computed: an index that
+        // reads `v` itself does not compile.
+        let text = crate::print::Printer::new(crate::print::Flavor::Ad, self.funcs).ie(&idx);
+        if text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|w| w == a.name)
+        {
+            idx = IE::Lit(self.rng.below(a.len));
+        }
         let room = (a.cap - a.base - a.spent) / self.execs;
         let (op, e) = match self.rng.weighted(&[4, 4, 1, 1]) {
             0 => (AssignOp::Set, self.fe_capped(3, a.base).0),

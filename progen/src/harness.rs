@@ -229,12 +229,12 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
     let mut s = String::new();
     let path = format!("crate::m{}::{}", f.module, f.name);
     let has_out = f.params.iter().any(|p| matches!(p.ty, Ty::Out(_)));
-    writeln!(
-        s,
-        "fn check_{}(ck: &mut Check) {{\n    for _ in 0..POINTS {{",
-        f.name
-    )
-    .unwrap();
+    writeln!(s, "fn check_{}(ck: &mut Check) {{", f.name).unwrap();
+    if f.single {
+        // The same code, over f32 and num-dual's Dual32.
+        s.push_str("    use crate::pm32 as pm;\n    type D = crate::pm32::D;\n    ck.single();\n");
+    }
+    s.push_str("    for _ in 0..POINTS {\n");
     let mut oracle_args = Vec::new();
     let mut args = Vec::new();
     let mut tans = Vec::new();
@@ -243,7 +243,7 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
     for (i, p) in f.params.iter().enumerate() {
         match p.ty {
             Ty::F => {
-                writeln!(body, "let a{i} = ck.float(); let t{i} = ck.float();").unwrap();
+                writeln!(body, "let a{i} = pm::float(ck); let t{i} = pm::float(ck);").unwrap();
                 oracle_args.push(format!("D::new(a{i}, t{i})"));
                 args.push(format!("a{i}"));
                 tans.push(format!("t{i}"));
@@ -257,7 +257,7 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
             Ty::Slice(n) | Ty::Vec(n) | Ty::Out(n) => {
                 writeln!(
                     body,
-                    "let a{i} = ck.floats({n}); let t{i} = ck.floats({n});"
+                    "let a{i} = pm::floats(ck, {n}); let t{i} = pm::floats(ck, {n});"
                 )
                 .unwrap();
                 match p.ty {
@@ -273,7 +273,7 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
                         tans.push(format!("t{i}.clone()"));
                     }
                     _ => {
-                        writeln!(body, "let u{i} = ck.floats({n});").unwrap();
+                        writeln!(body, "let u{i} = pm::floats(ck, {n});").unwrap();
                         writeln!(body, "let mut o{i} = pm::duals(&a{i}, &t{i});").unwrap();
                         oracle_args.push(format!("&mut o{i}[..]"));
                         args.push(format!("&mut y{i}[..]"));
@@ -285,7 +285,7 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
             Ty::Arr(n) => {
                 writeln!(
                     body,
-                    "let a{i}: [f64; {n}] = pm::arr(&ck.floats({n})); let t{i}: [f64; {n}] = pm::arr(&ck.floats({n}));"
+                    "let a{i}: [pm::F; {n}] = pm::arr(&pm::floats(ck, {n})); let t{i}: [pm::F; {n}] = pm::arr(&pm::floats(ck, {n}));"
                 )
                 .unwrap();
                 oracle_args.push(format!("pm::dual_arr(a{i}, t{i})"));
@@ -293,14 +293,14 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
                 tans.push(format!("t{i}"));
             }
             Ty::ConstSlice(n) => {
-                writeln!(body, "let a{i} = ck.floats({n});").unwrap();
+                writeln!(body, "let a{i} = pm::floats(ck, {n});").unwrap();
                 writeln!(body, "let o{i} = pm::consts(&a{i});").unwrap();
                 oracle_args.push(format!("&o{i}[..]"));
                 args.push(format!("ad::Const(&a{i}[..])"));
                 tans.push("ad::NoTangent".into());
             }
             Ty::ConstF => {
-                writeln!(body, "let a{i} = ck.float();").unwrap();
+                writeln!(body, "let a{i} = pm::float(ck);").unwrap();
                 oracle_args.push(format!("pm::lit(a{i})"));
                 args.push(format!("ad::Const(a{i})"));
                 tans.push("ad::NoTangent".into());
@@ -308,7 +308,7 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
             Ty::Pair => {
                 writeln!(
                     body,
-                    "let a{i} = (ck.float(), ck.float()); let t{i} = (ck.float(), ck.float());"
+                    "let a{i} = (pm::float(ck), pm::float(ck)); let t{i} = (pm::float(ck), pm::float(ck));"
                 )
                 .unwrap();
                 oracle_args.push(format!("(D::new(a{i}.0, t{i}.0), D::new(a{i}.1, t{i}.1))"));
@@ -336,9 +336,9 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
         (true, true) => &[".0", ".1"],
     };
     if f.pair {
-        writeln!(body, "let rbar = (ck.float(), ck.float());").unwrap();
+        writeln!(body, "let rbar = (pm::float(ck), pm::float(ck));").unwrap();
     } else {
-        writeln!(body, "let rbar = ck.float();").unwrap();
+        writeln!(body, "let rbar = pm::float(ck);").unwrap();
     }
     writeln!(body, "pm::reset();").unwrap();
     let or = if f.returns { "or" } else { "_or" };
@@ -356,7 +356,7 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
     for i in &seen {
         writeln!(body, "seen.extend_from_slice(&o{i});").unwrap();
     }
-    writeln!(body, "if !ck.usable(&seen) {{ continue; }}").unwrap();
+    writeln!(body, "if !ck.usable(pm::fine(&seen)) {{ continue; }}").unwrap();
 
     // Forward mode against the oracle.
     for i in &seen {
@@ -385,7 +385,7 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
     for i in &seen {
         writeln!(
             body,
-            "ck.same_slice(\"jvp {}\", &y{i}, &dy{i}, &o{i});",
+            "pm::same_slice(ck, \"jvp {}\", &y{i}, &dy{i}, &o{i});",
             f.params[*i].name
         )
         .unwrap();
@@ -454,7 +454,7 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
         for i in &seen {
             writeln!(
                 body,
-                "ck.same_values(\"vjp_into {}\", &z{i}, &o{i});",
+                "pm::same_values(ck, \"vjp_into {}\", &z{i}, &o{i});",
                 f.params[*i].name
             )
             .unwrap();
@@ -512,12 +512,12 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
     for p in parts {
         writeln!(
             body,
-            "let d = rbar{p} * or{p}.eps; rhs = (rhs.0 + d, rhs.1 + d.abs());"
+            "let d = (rbar{p} * or{p}.eps) as f64; rhs = (rhs.0 + d, rhs.1 + d.abs());"
         )
         .unwrap();
         writeln!(
             body,
-            "let d = rbar{p} * dr{p}; own = (own.0 + d, own.1 + d.abs());"
+            "let d = (rbar{p} * dr{p}) as f64; own = (own.0 + d, own.1 + d.abs());"
         )
         .unwrap();
     }

@@ -24,6 +24,35 @@ pub struct Printer<'a> {
     indent: usize,
 }
 
+/// The f32 version of a function printed over f64: its types, casts, paths and constants,
+/// and for the oracle `Dual32` and the f32 helpers. No generated name contains `f64`, `D` or
+/// `pm`, so the words can be replaced as they are.
+fn single(text: &str, flavor: Flavor) -> String {
+    let text = text.replace("f64", "f32");
+    match flavor {
+        Flavor::Ad => text,
+        Flavor::Dual => {
+            let mut out = String::new();
+            let mut word = String::new();
+            for c in text.chars().chain(['\n']) {
+                if c.is_alphanumeric() || c == '_' {
+                    word.push(c);
+                    continue;
+                }
+                match word.as_str() {
+                    "D" => out.push_str("pm32::D"),
+                    "pm" if c == ':' => out.push_str("pm32"),
+                    w => out.push_str(w),
+                }
+                word.clear();
+                out.push(c);
+            }
+            out.pop();
+            out
+        }
+    }
+}
+
 fn lit(x: f64) -> String {
     let s = format!("{x:?}");
     if x < 0.0 { format!("({s})") } else { s }
@@ -90,6 +119,15 @@ impl<'a> Printer<'a> {
     }
 
     pub fn function(&mut self, f: &Func, attribute: bool) {
+        let start = self.out.len();
+        self.function_f64(f, attribute);
+        if f.single {
+            let text = self.out.split_off(start);
+            self.out.push_str(&single(&text, self.flavor));
+        }
+    }
+
+    fn function_f64(&mut self, f: &Func, attribute: bool) {
         if attribute {
             self.line("#[ad::differentiable]");
         }
