@@ -29,6 +29,14 @@ pub struct Param {
     pub ty: Ty,
 }
 
+/// How a function returns two floats.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shape {
+    Tuple,
+    Array,
+    Vec,
+}
+
 /// How a function gets its derivative.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Deriv {
@@ -65,8 +73,9 @@ pub struct Func {
     pub params: Vec<Param>,
     /// `false`: returns `()` (it has outputs).
     pub returns: bool,
-    /// Returns a pair `(f64, f64)`: `tail` and `tail2`.
+    /// Returns two floats, `tail` and `tail2`, as a tuple, an array or a `Vec`.
     pub pair: bool,
+    pub pair_shape: Shape,
     /// Over `f32` instead of `f64` (and checked against `Dual32`).
     pub single: bool,
     pub body: Vec<Stmt>,

@@ -333,10 +333,16 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
     let parts: &[&str] = match (f.returns, f.pair) {
         (false, _) => &[],
         (true, false) => &[""],
-        (true, true) => &[".0", ".1"],
+        (true, true) if f.pair_shape == Shape::Tuple => &[".0", ".1"],
+        (true, true) => &["[0]", "[1]"],
     };
     if f.pair {
-        writeln!(body, "let rbar = (pm::float(ck), pm::float(ck));").unwrap();
+        let r = match f.pair_shape {
+            Shape::Tuple => "(pm::float(ck), pm::float(ck))",
+            Shape::Array => "[pm::float(ck), pm::float(ck)]",
+            Shape::Vec => "vec![pm::float(ck), pm::float(ck)]",
+        };
+        writeln!(body, "let rbar = {r};").unwrap();
     } else {
         writeln!(body, "let rbar = pm::float(ck);").unwrap();
     }
@@ -435,7 +441,11 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
                 }
             }
         }
-        let adj = if f.returns { "rbar" } else { "ad::NoTangent" };
+        let adj = if f.returns {
+            "rbar.clone()"
+        } else {
+            "ad::NoTangent"
+        };
         let r2 = if f.returns { "r2" } else { "_r2" };
         writeln!(
             body,
@@ -485,7 +495,7 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
                 for p in parts {
                     writeln!(body, "ck.same(\"vjp value{p}\", r2{p}, or{p}.re, 1.0);").unwrap();
                 }
-                writeln!(body, "let g = pullback(rbar);").unwrap();
+                writeln!(body, "let g = pullback(rbar.clone());").unwrap();
             }
         }
         for (i, p) in f.params.iter().enumerate() {

@@ -22,6 +22,16 @@ pub struct Printer<'a> {
     pub funcs: &'a [Func],
     out: String,
     indent: usize,
+    /// The result shape of the function being printed.
+    shape: Shape,
+}
+
+fn wrap(shape: Shape, a: &str, b: &str) -> String {
+    match shape {
+        Shape::Tuple => format!("({a}, {b})"),
+        Shape::Array => format!("[{a}, {b}]"),
+        Shape::Vec => format!("vec![{a}, {b}]"),
+    }
 }
 
 /// The f32 version of a function printed over f64: its types, casts, paths and constants,
@@ -65,6 +75,7 @@ impl<'a> Printer<'a> {
             funcs,
             out: String::new(),
             indent: 0,
+            shape: Shape::Tuple,
         }
     }
 
@@ -137,7 +148,11 @@ impl<'a> Printer<'a> {
             .map(|p| format!("{}: {}", p.name, self.ty(p.ty)))
             .collect();
         let ret = if f.pair {
-            format!(" -> ({0}, {0})", self.float_ty())
+            match f.pair_shape {
+                Shape::Tuple => format!(" -> ({0}, {0})", self.float_ty()),
+                Shape::Array => format!(" -> [{}; 2]", self.float_ty()),
+                Shape::Vec => format!(" -> Vec<{}>", self.float_ty()),
+            }
         } else if f.returns {
             format!(" -> {}", self.float_ty())
         } else {
@@ -149,13 +164,14 @@ impl<'a> Printer<'a> {
             params.join(", "),
             ret
         ));
+        self.shape = f.pair_shape;
         self.indent += 1;
         for s in &f.body {
             self.stmt(s);
         }
         match (&f.tail, &f.tail2) {
             (Some(a), Some(b)) => {
-                let t = format!("({}, {})", self.fe(a), self.fe(b));
+                let t = wrap(f.pair_shape, &self.fe(a), &self.fe(b));
                 self.line(&t);
             }
             (Some(t), None) => {
@@ -359,8 +375,8 @@ impl<'a> Printer<'a> {
                 self.line(&format!("return {e};"));
             }
             Stmt::ReturnPair(a, b) => {
-                let (a, b) = (self.fe(a), self.fe(b));
-                self.line(&format!("return ({a}, {b});"));
+                let r = wrap(self.shape, &self.fe(a), &self.fe(b));
+                self.line(&format!("return {r};"));
             }
             Stmt::LetCallPair(a, b, name, args) => {
                 let c = self.call(name, args);

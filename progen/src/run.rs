@@ -80,8 +80,7 @@ impl Runner {
             .arg("build")
             .arg("--quiet")
             .current_dir(dir)
-            .env("CARGO_TARGET_DIR", &target)
-            .env_remove("RUSTFLAGS");
+            .env("CARGO_TARGET_DIR", &target);
         if self.release {
             build.arg("--release");
         }
