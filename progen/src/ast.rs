@@ -27,6 +27,8 @@ pub enum Ty {
 pub struct Param {
     pub name: String,
     pub ty: Ty,
+    /// `mut name: ty`: a float, array or `Vec` parameter the function assigns.
+    pub mutable: bool,
 }
 
 /// How a function returns two floats.
@@ -49,6 +51,12 @@ pub enum Deriv {
         order: u64,
     },
     StaticReverse {
+        module: usize,
+        order: u64,
+    },
+    /// A reverse rule with residuals: `augmented` returns the value and the partial
+    /// derivatives, which wait on the tape for the reverse part.
+    StaticAugmented {
         module: usize,
         order: u64,
     },
@@ -386,6 +394,7 @@ pub enum Stmt {
     Counter {
         idx: String,
         start: usize,
+        step: usize,
         var: String,
         trips: usize,
         body: Vec<Stmt>,

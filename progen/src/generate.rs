@@ -57,11 +57,14 @@ struct AVar {
     spent: f64,
     /// Borrowed by a `for` over its elements: not written, not passed on mutably.
     locked: bool,
+    /// A `mut` array or `Vec` parameter.
+    param_mut: bool,
 }
 
 impl AVar {
     fn writable(&self) -> bool {
-        matches!(self.kind, AKind::Out | AKind::LocalArr | AKind::LocalVec) && !self.locked
+        (self.param_mut || matches!(self.kind, AKind::Out | AKind::LocalArr | AKind::LocalVec))
+            && !self.locked
     }
 }
 
@@ -108,6 +111,8 @@ pub struct Gen<'a> {
     /// Inside a condition: the macro rejects a block with a `let` there (a gap the README
     /// does not list), so none is generated.
     in_cond: bool,
+    /// Inside `assert!` or `println!`.
+    in_macro: bool,
 }
 
 fn nice(x: f64) -> f64 {
@@ -188,6 +193,7 @@ impl<'a> Gen<'a> {
             chars: Vec::new(),
             exponents: Vec::new(),
             in_cond: false,
+            in_macro: false,
             single: false,
         }
     }
@@ -210,6 +216,7 @@ impl<'a> Gen<'a> {
             params.push(Param {
                 name: format!("x{k}"),
                 ty: Ty::F,
+                mutable: false,
             });
         }
         if rule {
@@ -247,6 +254,7 @@ impl<'a> Gen<'a> {
                 params.push(Param {
                     name: format!("{prefix}0"),
                     ty,
+                    mutable: false,
                 });
             }
         }
@@ -261,6 +269,7 @@ impl<'a> Gen<'a> {
                 Param {
                     name: "x0".into(),
                     ty: Ty::F,
+                    mutable: false,
                 },
             );
         }
@@ -285,16 +294,28 @@ impl<'a> Gen<'a> {
     ) -> Func {
         self.returns = returns;
         self.pair = pair;
+        // Some parameters are assigned: what the reverse sweep may compute again from a
+        // parameter depends on whether the function writes it.
+        let mut params = params;
+        for p in params.iter_mut() {
+            if matches!(p.ty, Ty::F | Ty::Arr(_) | Ty::Vec(_)) && self.rng.chance(0.2) {
+                p.mutable = true;
+            }
+        }
         self.shape = *self.rng.pick(&[Shape::Tuple, Shape::Array, Shape::Vec]);
         for p in &params {
             match p.ty {
                 Ty::F => self.floats.push(FVar {
                     name: p.name.clone(),
                     read: FE::Var(p.name.clone()),
-                    cap: PARAM_CAP,
-                    base: PARAM_CAP,
+                    cap: if p.mutable {
+                        BASE_CAP + 20.0
+                    } else {
+                        PARAM_CAP
+                    },
+                    base: if p.mutable { BASE_CAP } else { PARAM_CAP },
                     spent: 0.0,
-                    mutable: false,
+                    mutable: p.mutable,
                 }),
                 Ty::ConstF => self.floats.push(FVar {
                     name: p.name.clone(),
@@ -339,9 +360,12 @@ impl<'a> Gen<'a> {
                         len: n,
                         cap: if out {
                             BASE_CAP + ACC_BUDGET
+                        } else if p.mutable {
+                            BASE_CAP + 20.0
                         } else {
                             PARAM_CAP
                         },
+                        param_mut: p.mutable,
                         base: BASE_CAP,
                         spent: 0.0,
                         locked: false,
@@ -357,7 +381,26 @@ impl<'a> Gen<'a> {
         } else {
             None
         };
-        let tail2 = pair.then(|| self.fe_capped(3, RET_CAP).0);
+        let mut tail2 = pair.then(|| self.fe_capped(3, RET_CAP).0);
+        if pair && self.shape == Shape::Vec {
+            // A `Vec` result that carries no derivative does not compile under the macro (a
+            // moved value in its expansion): add an active parameter to its second element.
+            let active = params.iter().find_map(|p| match p.ty {
+                Ty::F => Some(FE::Var(p.name.clone())),
+                Ty::Pair => Some(FE::Field(p.name.clone(), 0)),
+                Ty::Slice(_) | Ty::Arr(_) | Ty::Vec(_) => {
+                    Some(FE::Index(p.name.clone(), Box::new(IE::Lit(0))))
+                }
+                _ => None,
+            });
+            match (active, tail2.take()) {
+                (Some(a), Some(t)) => tail2 = Some(bin(BinOp::Add, t, a)),
+                (_, t) => {
+                    tail2 = t;
+                    self.shape = Shape::Array;
+                }
+            }
+        }
         // A function with outputs writes them at least once.
         for p in &params {
             if let Ty::Out(len) = p.ty
@@ -463,7 +506,11 @@ impl<'a> Gen<'a> {
     fn leaf_var(&mut self) -> (FE, f64) {
         if !self.floats.is_empty() && (self.arrays.is_empty() || self.rng.chance(0.6)) {
             let v = self.rng.pick(&self.floats).clone();
-            return (v.read, v.cap);
+            // In `assert!` and `println!`, which the macro keeps as they are while it turns
+            // `for x in a.iter()`'s `x` into a value, `*x` does not compile.
+            if !(self.in_macro && matches!(v.read, FE::Deref(_))) {
+                return (v.read, v.cap);
+            }
         }
         if !self.arrays.is_empty() {
             let a = self.rng.pick(&self.arrays).clone();
@@ -1140,6 +1187,7 @@ impl<'a> Gen<'a> {
                     base: BASE_CAP,
                     spent: 0.0,
                     locked: false,
+                    param_mut: false,
                 });
                 out.push(Stmt::LetArr { name, vec, init });
             }
@@ -1208,13 +1256,14 @@ impl<'a> Gen<'a> {
                     return;
                 };
                 let start = self.rng.below(a.len - 1);
-                let trips = a.len - start;
+                let step = self.rng.range(1, 2);
+                let trips = (a.len - 1 - start) / step + 1;
                 let idx = self.fresh("idx");
                 let var = self.fresh("i");
                 self.ints.push(IVar {
                     name: idx.clone(),
                     lo: start,
-                    hi: start + trips - 1,
+                    hi: start + step * (trips - 1),
                 });
                 self.ints.push(IVar {
                     name: var.clone(),
@@ -1239,6 +1288,7 @@ impl<'a> Gen<'a> {
                 out.push(Stmt::Counter {
                     idx,
                     start,
+                    step,
                     var,
                     trips,
                     body,
@@ -1363,8 +1413,10 @@ impl<'a> Gen<'a> {
                     // No block with a `let` in a macro's arguments: the macro rejects one there.
                     let outer = self.in_cond;
                     self.in_cond = true;
+                    self.in_macro = true;
                     let (e, _) = self.receiver(2, 1e3);
                     self.in_cond = outer;
+                    self.in_macro = false;
                     out.push(Stmt::Assert(e, self.rng.chance(0.5)));
                 }
             },
@@ -1398,8 +1450,10 @@ impl<'a> Gen<'a> {
                     // No block with a `let` in its arguments: the macro rejects one there.
                     let outer = self.in_cond;
                     self.in_cond = true;
+                    self.in_macro = true;
                     let (e, _) = self.fe(1);
                     self.in_cond = outer;
+                    self.in_macro = false;
                     let never = Cond::I(Cmp::Gt, IE::Lit(0), IE::Lit(1));
                     out.push(Stmt::If(never, vec![Stmt::Print(e)], Vec::new()));
                 }

@@ -40,6 +40,9 @@ fn source_with(funcs: &[Func], seed: u64, points: usize, test: Option<(&str, usi
                 Deriv::StaticReverse { module, order } if module == m => {
                     items.push((order, rule(f, false, true)))
                 }
+                Deriv::StaticAugmented { module, order } if module == m => {
+                    items.push((order, augmented(f)))
+                }
                 _ => {}
             }
         }
@@ -220,6 +223,68 @@ fn rule(f: &Func, forward: bool, attribute: bool) -> String {
         } else {
             writeln!(s, "    ({})\n}}", gs.join(", ")).unwrap();
         }
+    }
+    s
+}
+
+/// A correct reverse rule with residuals: the forward part keeps the partial derivatives (the
+/// oracle's), the reverse part scales them by the adjoint.
+fn augmented(f: &Func) -> String {
+    let n = f.params.len();
+    let path = format!("crate::m{}::{}", f.module, f.name);
+    let mut s = String::new();
+    let ps: Vec<String> = (0..n).map(|i| format!("x{i}: f64")).collect();
+    let tuple = |v: Vec<String>| {
+        if v.len() == 1 {
+            format!("({},)", v[0])
+        } else {
+            format!("({})", v.join(", "))
+        }
+    };
+    let res_ty = tuple(vec!["f64".to_string(); n]);
+    writeln!(
+        s,
+        "pub fn {}_augmented({}) -> (f64, {res_ty}) {{",
+        f.name,
+        ps.join(", ")
+    )
+    .unwrap();
+    for i in 0..n {
+        let ds: Vec<String> = (0..n)
+            .map(|j| format!("D::new(x{j}, {})", if i == j { "1.0" } else { "0.0" }))
+            .collect();
+        writeln!(
+            s,
+            "    let d{i} = crate::oracle::{}({});",
+            f.name,
+            ds.join(", ")
+        )
+        .unwrap();
+    }
+    let gs: Vec<String> = (0..n).map(|i| format!("d{i}.eps")).collect();
+    writeln!(s, "    (d0.re, {})\n}}", tuple(gs)).unwrap();
+    writeln!(
+        s,
+        "#[ad::custom_rule(reverse, of = {path}, augmented = {}_augmented)]",
+        f.name
+    )
+    .unwrap();
+    let ret = if n == 1 {
+        "f64".to_string()
+    } else {
+        format!("({})", vec!["f64"; n].join(", "))
+    };
+    writeln!(
+        s,
+        "pub fn {}_reverse(partials: {res_ty}, bar: f64) -> {ret} {{",
+        f.name
+    )
+    .unwrap();
+    let outs: Vec<String> = (0..n).map(|i| format!("partials.{i} * bar")).collect();
+    if n == 1 {
+        writeln!(s, "    {}\n}}", outs[0]).unwrap();
+    } else {
+        writeln!(s, "    ({})\n}}", outs.join(", ")).unwrap();
     }
     s
 }

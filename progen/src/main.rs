@@ -92,10 +92,11 @@ pub fn generate(seed: u64, count: usize) -> Vec<Func> {
             debug_assert!(f.params.iter().all(|p| p.ty == Ty::F));
             let module = rng.below(harness::MODULES);
             let order = rng.next_u64();
-            f.deriv = match rng.below(4) {
+            f.deriv = match rng.below(5) {
                 0 => Deriv::StaticForward { module, order },
                 1 => Deriv::StaticReverse { module, order },
-                2 => Deriv::RuntimeForward,
+                2 => Deriv::StaticAugmented { module, order },
+                3 => Deriv::RuntimeForward,
                 _ => Deriv::RuntimeReverse,
             };
         }
@@ -117,19 +118,45 @@ fn main() -> ExitCode {
     let mut points = 0;
     let mut skipped = 0;
     let mut shrunk = 0;
+    let mut uncompiled = 0;
+    let mut left_out = 0;
     let mut b = 0;
     let start = std::time::Instant::now();
     while done < args.programs {
         let n = args.batch.min(args.programs - done);
         let seed = batch_seed(args.seed, b);
-        let funcs = generate(seed, n);
-        let outcome = match runner.check(&funcs, seed, args.points, None) {
-            Ok(o) => o,
-            Err(e) => {
-                eprintln!("batch {b} (seed {seed}) did not build or run:\n{e}");
+        let mut funcs = generate(seed, n);
+        // A function that does not compile is reported (and shrunk), and left out with the
+        // functions that call it, so the rest of the batch is still checked.
+        let outcome = loop {
+            let stderr = match runner.check(&funcs, seed, args.points, None) {
+                Ok(o) => break o,
+                Err(e) => e,
+            };
+            let Some((message, name)) = run::first_error(&stderr, &runner.source_of("batch"))
+            else {
+                eprintln!("batch {b} (seed {seed}) did not build or run:\n{stderr}");
+                println!("{done} programs, build failure in batch {b}");
+                return ExitCode::FAILURE;
+            };
+            println!("does not compile: batch {b} (seed {seed}) function {name}: {message}");
+            uncompiled += 1;
+            if shrunk < args.shrink {
+                shrunk += 1;
+                match shrink::shrink_build(&runner, &funcs, &name, seed, &message) {
+                    Ok(path) => println!("  shrunk to {}", path.display()),
+                    Err(e) => println!("  not shrunk: {e}"),
+                }
+            }
+            let out = shrink::dependents(&funcs, &name);
+            let before = funcs.len();
+            funcs.retain(|f| !out.contains(&f.name));
+            if funcs.len() == before {
+                eprintln!("batch {b} (seed {seed}) did not build:\n{stderr}");
                 println!("{done} programs, build failure in batch {b}");
                 return ExitCode::FAILURE;
             }
+            left_out += out.len();
         };
         for r in &outcome.results {
             points += r.points;
@@ -164,8 +191,11 @@ fn main() -> ExitCode {
     println!(
         "points checked {points}, skipped near kinks or overflow {skipped}, functions with no usable point {untested}"
     );
+    if uncompiled > 0 {
+        println!("{uncompiled} functions did not compile; {left_out} left out with their callers");
+    }
     println!("{done} programs, {mismatches} mismatches");
-    if mismatches == 0 {
+    if mismatches == 0 && uncompiled == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

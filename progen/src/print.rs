@@ -145,7 +145,10 @@ impl<'a> Printer<'a> {
         let params: Vec<String> = f
             .params
             .iter()
-            .map(|p| format!("{}: {}", p.name, self.ty(p.ty)))
+            .map(|p| {
+                let m = if p.mutable { "mut " } else { "" };
+                format!("{m}{}: {}", p.name, self.ty(p.ty))
+            })
             .collect();
         let ret = if f.pair {
             match f.pair_shape {
@@ -353,6 +356,7 @@ impl<'a> Printer<'a> {
             Stmt::Counter {
                 idx,
                 start,
+                step,
                 var,
                 trips,
                 body,
@@ -360,7 +364,7 @@ impl<'a> Printer<'a> {
                 self.line(&format!("let mut {idx}: usize = {start};"));
                 self.line(&format!("for {var} in 0..{trips} {{"));
                 self.block(body);
-                self.line(&format!("    {idx} += 1;"));
+                self.line(&format!("    {idx} += {step};"));
                 self.line("}");
             }
             Stmt::Break(None) => self.line("break;"),

@@ -130,6 +130,55 @@ impl Runner {
     }
 }
 
+/// The text of the crate `crate_name` as last written.
+impl Runner {
+    pub fn source_of(&self, crate_name: &str) -> String {
+        let path = self
+            .dir
+            .join(format!("{crate_name}-{}", self.tag))
+            .join("src")
+            .join("main.rs");
+        std::fs::read_to_string(path).unwrap_or_default()
+    }
+}
+
+/// The first error of a build and the generated function it points into.
+pub fn first_error(stderr: &str, source: &str) -> Option<(String, String)> {
+    let mut lines = stderr.lines();
+    let message = lines
+        .by_ref()
+        .find(|l| l.starts_with("error"))?
+        .split_once(": ")?
+        .1
+        .to_string();
+    let at = lines.find_map(|l| l.trim().strip_prefix("--> src/main.rs:"))?;
+    let line: usize = at.split(':').next()?.parse().ok()?;
+    let lines: Vec<&str> = source.lines().collect();
+    let fn_name = |l: &str| -> Option<String> {
+        let l = l.trim();
+        let rest = l
+            .strip_prefix("pub fn ")
+            .or_else(|| l.strip_prefix("fn "))?;
+        let name = rest.split('(').next()?;
+        let name = name.strip_prefix("check_").unwrap_or(name);
+        // A rule's error is its function's.
+        let name = ["_forward", "_reverse", "_augmented"]
+            .iter()
+            .fold(name, |n, s| n.strip_suffix(s).unwrap_or(n));
+        Some(name.to_string())
+    };
+    // An error the macro reports on its attribute belongs to the function below it.
+    let at_attribute = lines
+        .get(line - 1)
+        .is_some_and(|l| l.trim().starts_with("#["));
+    let name = if at_attribute {
+        lines[line - 1..].iter().find_map(|l| fn_name(l))?
+    } else {
+        lines[..line].iter().rev().find_map(|l| fn_name(l))?
+    };
+    name.starts_with("f_").then_some((message, name))
+}
+
 fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
     if std::fs::read_to_string(path).ok().as_deref() == Some(text) {
         return Ok(());

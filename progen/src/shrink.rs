@@ -23,15 +23,56 @@ pub fn shrink(
     seed: u64,
     points: usize,
 ) -> Result<PathBuf, String> {
-    let mut cur = reachable(funcs, target);
     let fails = |cand: &[Func]| -> bool {
         match runner.check_in("shrink", cand, seed, points, Some(target)) {
             Ok(o) => o.results.iter().any(|r| !r.ok()),
             Err(_) => false,
         }
     };
+    let cur = reduce(reachable(funcs, target), target, &fails)
+        .ok_or("the function does not mismatch in a crate of its own")?;
+    let k = cur.iter().position(|f| f.name == target).unwrap();
+    let text = harness::test_file(&cur, target, k, seed, points);
+    let path = runner.dir.join(format!("regression-{seed}-{target}.rs"));
+    std::fs::write(&path, text).map_err(|e| e.to_string())?;
+    Ok(path)
+}
+
+/// Shrinks a function whose crate does not build, keeping the first error's `message`, and
+/// writes the functions for `ad` that are left.
+pub fn shrink_build(
+    runner: &Runner,
+    funcs: &[Func],
+    target: &str,
+    seed: u64,
+    message: &str,
+) -> Result<PathBuf, String> {
+    let fails = |cand: &[Func]| -> bool {
+        match runner.check_in("shrink", cand, seed, 1, Some(target)) {
+            Ok(_) => false,
+            Err(stderr) => stderr.contains(message),
+        }
+    };
+    let cur = reduce(reachable(funcs, target), target, &fails)
+        .ok_or("the function builds in a crate of its own")?;
+    let mut text =
+        format!("// Written by progen (seed {seed}): does not compile, with \"{message}\".\n\n");
+    for f in &cur {
+        let mut p = Printer::new(Flavor::Ad, &cur);
+        p.function(f, f.deriv == Deriv::Generated);
+        text.push_str(&p.finish());
+        text.push('\n');
+    }
+    let path = runner.dir.join(format!("compile-{seed}-{target}.rs"));
+    std::fs::write(&path, text).map_err(|e| e.to_string())?;
+    Ok(path)
+}
+
+/// The smallest program reached from `cur` by single edits that keep `fails`; `None` if
+/// `cur` itself does not fail.
+fn reduce(mut cur: Vec<Func>, target: &str, fails: &dyn Fn(&[Func]) -> bool) -> Option<Vec<Func>> {
     if !fails(&cur) {
-        return Err("the function does not mismatch in a crate of its own".into());
+        return None;
     }
     let start = Instant::now();
     let mut builds = 0;
@@ -73,11 +114,20 @@ pub fn shrink(
             i += 1;
         }
     }
-    let k = cur.iter().position(|f| f.name == target).unwrap();
-    let text = harness::test_file(&cur, target, k, seed, points);
-    let path = runner.dir.join(format!("regression-{seed}-{target}.rs"));
-    std::fs::write(&path, text).map_err(|e| e.to_string())?;
-    Ok(path)
+    Some(cur)
+}
+
+/// The functions that call `name`, directly or not, and `name` itself.
+pub fn dependents(funcs: &[Func], name: &str) -> HashSet<String> {
+    let mut out: HashSet<String> = HashSet::from([name.to_string()]);
+    // Callers come after their callees.
+    for f in funcs {
+        let text = Printer::new(Flavor::Dual, funcs).render(f);
+        if out.iter().any(|n| n != &f.name && has_word(&text, n)) {
+            out.insert(f.name.clone());
+        }
+    }
+    out
 }
 
 /// `target` and the functions it calls, directly or not, in their original order.
