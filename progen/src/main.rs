@@ -18,12 +18,14 @@ use std::process::ExitCode;
 
 struct Args {
     programs: usize,
+    start: usize,
     seed: u64,
     batch: usize,
     points: usize,
     shrink: usize,
     release: bool,
     dir: PathBuf,
+    root: PathBuf,
 }
 
 fn usage() -> ! {
@@ -31,11 +33,14 @@ fn usage() -> ! {
         "usage: progen [--programs N] [--seed S] [--batch B] [--points P] [--shrink K] [--release]\n\
          \n\
          --programs N  how many functions to generate and check (default 300)\n\
+         --start K     begin at function K of the run (a multiple of the batch size), to\n\
+         \x20             continue a long run in parts\n\
          --seed S      the seed of the run (default 1)\n\
          --batch B     functions compiled together in one crate (default 150)\n\
          --points P    points checked per function (default 3)\n\
          --shrink K    shrink at most K mismatching functions (default 3)\n\
-         --release     build the checks with optimisations"
+         --release     build the checks with optimisations\n\
+         --work DIR    where the generated crates and their builds go (default target/progen)"
     );
     std::process::exit(2)
 }
@@ -44,12 +49,14 @@ fn parse() -> Args {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut a = Args {
         programs: 300,
+        start: 0,
         seed: 1,
         batch: 150,
         points: 3,
         shrink: 3,
         release: false,
         dir: root.join("target").join("progen"),
+        root: root.clone(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -60,11 +67,13 @@ fn parse() -> Args {
         };
         match flag.as_str() {
             "--programs" => a.programs = num() as usize,
+            "--start" => a.start = num() as usize,
             "--seed" => a.seed = num(),
             "--batch" => a.batch = (num() as usize).max(1),
             "--points" => a.points = (num() as usize).max(1),
             "--shrink" => a.shrink = num() as usize,
             "--release" => a.release = true,
+            "--work" => a.dir = it.next().map(PathBuf::from).unwrap_or_else(|| usage()),
             _ => usage(),
         }
     }
@@ -111,8 +120,12 @@ fn batch_seed(seed: u64, b: usize) -> u64 {
 
 fn main() -> ExitCode {
     let args = parse();
-    let runner = run::Runner::new(args.dir.clone(), args.release, args.seed);
-    let mut done = 0;
+    let runner = run::Runner::new(args.dir.clone(), args.root.clone(), args.release, args.seed);
+    if !args.start.is_multiple_of(args.batch) || args.start > args.programs {
+        usage();
+    }
+    // The batches are seeded one by one, so a run in parts checks the same programs.
+    let mut done = args.start;
     let mut mismatches = 0;
     let mut untested = 0;
     let mut points = 0;
@@ -120,7 +133,7 @@ fn main() -> ExitCode {
     let mut shrunk = 0;
     let mut uncompiled = 0;
     let mut left_out = 0;
-    let mut b = 0;
+    let mut b = args.start / args.batch;
     let start = std::time::Instant::now();
     while done < args.programs {
         let n = args.batch.min(args.programs - done);
@@ -194,7 +207,10 @@ fn main() -> ExitCode {
     if uncompiled > 0 {
         println!("{uncompiled} functions did not compile; {left_out} left out with their callers");
     }
-    println!("{done} programs, {mismatches} mismatches");
+    if args.start > 0 {
+        println!("programs {} to {done} of the run", args.start);
+    }
+    println!("{} programs, {mismatches} mismatches", done - args.start);
     if mismatches == 0 && uncompiled == 0 {
         ExitCode::SUCCESS
     } else {

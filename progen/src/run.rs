@@ -7,8 +7,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub struct Runner {
-    /// `target/progen` of the workspace.
+    /// Where the generated crates, their shared target directory (`build/`) and the shrunk
+    /// programs go: `target/progen` of the workspace unless told otherwise.
     pub dir: PathBuf,
+    /// The workspace, for the path of `ad` and its `Cargo.lock`.
+    root: PathBuf,
     release: bool,
     /// Told apart by seed, so that runs of several seeds can share the target directory.
     tag: String,
@@ -36,16 +39,17 @@ pub struct Outcome {
 }
 
 impl Runner {
-    pub fn new(dir: PathBuf, release: bool, seed: u64) -> Runner {
+    pub fn new(dir: PathBuf, root: PathBuf, release: bool, seed: u64) -> Runner {
         Runner {
             dir,
+            root,
             release,
             tag: format!("s{seed}"),
         }
     }
 
     fn root(&self) -> PathBuf {
-        self.dir.join("..").join("..")
+        self.root.clone()
     }
 
     /// Writes the crate `name` under `target/progen/` with `main.rs` = `source`.
@@ -74,7 +78,7 @@ impl Runner {
         dir: &Path,
         only: Option<&str>,
     ) -> std::result::Result<String, String> {
-        let target = self.dir.join("..").join("progen-build");
+        let target = self.dir.join("build");
         let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
         build
             .arg("build")
