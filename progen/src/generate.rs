@@ -111,7 +111,7 @@ pub struct Gen<'a> {
     /// Inside a condition: the macro rejects a block with a `let` there (a gap the README
     /// does not list), so none is generated.
     in_cond: bool,
-    /// Inside `assert!` or `println!`.
+    /// Inside `assert!`, `println!` or a `match` guard.
     in_macro: bool,
 }
 
@@ -789,10 +789,15 @@ impl<'a> Gen<'a> {
                 let mut bound: f64 = 0.0;
                 let pats = [Pat::Lit(0), Pat::Or(1, 2), Pat::Range(3, 5), Pat::Wild];
                 let n = self.rng.range(1, 3);
-                let guard = self
-                    .rng
-                    .chance(0.3)
-                    .then(|| Pat::Guard(Box::new(self.cond(0))));
+                // In a guard, as in a macro, `*x` of `for x in a.iter()` does not compile:
+                // the macro turns `x` into a value but leaves the guard as it is.
+                let guard = self.rng.chance(0.3).then(|| {
+                    let outer = self.in_macro;
+                    self.in_macro = true;
+                    let c = self.cond(0);
+                    self.in_macro = outer;
+                    Pat::Guard(Box::new(c))
+                });
                 for p in pats[..n].iter().chain(guard.as_ref()).chain([&Pat::Wild]) {
                     let (e, b) = self.fe(d);
                     bound = bound.max(b);
@@ -1413,10 +1418,11 @@ impl<'a> Gen<'a> {
                     // No block with a `let` in a macro's arguments: the macro rejects one there.
                     let outer = self.in_cond;
                     self.in_cond = true;
+                    let outer_macro = self.in_macro;
                     self.in_macro = true;
                     let (e, _) = self.receiver(2, 1e3);
                     self.in_cond = outer;
-                    self.in_macro = false;
+                    self.in_macro = outer_macro;
                     out.push(Stmt::Assert(e, self.rng.chance(0.5)));
                 }
             },
@@ -1450,10 +1456,11 @@ impl<'a> Gen<'a> {
                     // No block with a `let` in its arguments: the macro rejects one there.
                     let outer = self.in_cond;
                     self.in_cond = true;
+                    let outer_macro = self.in_macro;
                     self.in_macro = true;
                     let (e, _) = self.fe(1);
                     self.in_cond = outer;
-                    self.in_macro = false;
+                    self.in_macro = outer_macro;
                     let never = Cond::I(Cmp::Gt, IE::Lit(0), IE::Lit(1));
                     out.push(Stmt::If(never, vec![Stmt::Print(e)], Vec::new()));
                 }
