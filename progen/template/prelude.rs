@@ -8,8 +8,8 @@ pub use pm::D;
 /// Both derivatives are exact in f64 and differ only by rounding: each operation rounds to
 /// 1.1e-16 relative, a generated function runs at most a few hundred operations on values
 /// bounded by about 50 (the generator's caps), and the two modes (and num-dual) sum the same
-/// products in other orders, so they agree to about (operations x condition x 1e-16), seen up
-/// to about 1e-12. 1e-9 relative to the largest magnitude involved (with a floor of 1, which
+/// products in other orders, so they agree to about (operations x condition x 1e-16), some
+/// 1e-12 at most. 1e-9 relative to the largest magnitude involved (with a floor of 1, which
 /// makes it absolute near zero, where a cancelled sum cannot be relatively accurate) leaves a
 /// margin of 1000 over that, while a wrong derivative (a dropped term, a wrong sign, an
 /// adjoint sent to the wrong element) is off by the size of a term.
