@@ -1,0 +1,444 @@
+//! The typed tree of a generated program. The generator builds it, both printers read it, and
+//! the shrinker edits it; it holds only what the supported language can say, so every tree
+//! prints as a function `#[ad::differentiable]` accepts.
+
+/// The type of a parameter. Lengths are fixed when the function is generated: loops and
+/// indices are checked against them, and the harness passes slices of exactly that length.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Ty {
+    F,
+    /// An index in `0..=hi`.
+    U(usize),
+    Slice(usize),
+    Out(usize),
+    Arr(usize),
+    Vec(usize),
+    ConstSlice(usize),
+    ConstF,
+    /// A tuple of two floats, read as `p.0` and `p.1`.
+    Pair,
+    Bool,
+    Char,
+    /// An `i32` in `lo..=hi`, used as the exponent of `powi`.
+    I32(i32, i32),
+}
+
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: String,
+    pub ty: Ty,
+    /// `mut name: ty`: a float, array or `Vec` parameter the function assigns.
+    pub mutable: bool,
+}
+
+/// How a function returns two floats.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shape {
+    Tuple,
+    Array,
+    Vec,
+}
+
+/// How a function gets its derivative.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Deriv {
+    /// `#[ad::differentiable]`.
+    Generated,
+    /// A `#[ad::custom_rule(forward)]` in module `module`, printed before or after the
+    /// function's callers (by its place among the items of its module).
+    StaticForward {
+        module: usize,
+        order: u64,
+    },
+    StaticReverse {
+        module: usize,
+        order: u64,
+    },
+    /// A reverse rule with residuals: `augmented` returns the value and the partial
+    /// derivatives, which wait on the tape for the reverse part.
+    StaticAugmented {
+        module: usize,
+        order: u64,
+    },
+    /// Registered by `main` with `ad::rules::register_forward` / `_reverse`.
+    RuntimeForward,
+    RuntimeReverse,
+}
+
+impl Deriv {
+    pub fn has_rule(self) -> bool {
+        self != Deriv::Generated
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Func {
+    pub name: String,
+    /// The module it is printed in: `m0`, `m1`, ...
+    pub module: usize,
+    /// Its place among the items of its module (lower first).
+    pub order: u64,
+    pub params: Vec<Param>,
+    /// `false`: returns `()` (it has outputs).
+    pub returns: bool,
+    /// Returns two floats, `tail` and `tail2`, as a tuple, an array or a `Vec`.
+    pub pair: bool,
+    pub pair_shape: Shape,
+    /// Over `f32` instead of `f64` (and checked against `Dual32`).
+    pub single: bool,
+    pub body: Vec<Stmt>,
+    pub tail: Option<FE>,
+    pub tail2: Option<FE>,
+    pub deriv: Deriv,
+    /// A bound on the value returned.
+    pub ret_bound: f64,
+    /// The total increments this function (with its callees) may add to each `Out` parameter.
+    pub out_spent: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+impl BinOp {
+    pub fn sym(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Cmp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Cmp {
+    pub fn sym(self) -> &'static str {
+        match self {
+            Cmp::Lt => "<",
+            Cmp::Le => "<=",
+            Cmp::Gt => ">",
+            Cmp::Ge => ">=",
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Cmp::Lt => "lt",
+            Cmp::Le => "le",
+            Cmp::Gt => "gt",
+            Cmp::Ge => "ge",
+        }
+    }
+}
+
+/// A float expression.
+#[derive(Clone, Debug)]
+pub enum FE {
+    Lit(f64),
+    Var(String),
+    /// `k.0` of an `ad::Const<f64>`.
+    ConstF(String),
+    /// `*x` of an element reference bound by `for x in a.iter()`.
+    Deref(String),
+    Index(String, Box<IE>),
+    Neg(Box<FE>),
+    Bin(BinOp, Box<FE>, Box<FE>),
+    /// `a % lit`.
+    Rem(Box<FE>, f64),
+    /// A method with only the receiver: `x.sin()`; `path` prints it as `f64::sin(x)`.
+    Unary {
+        name: &'static str,
+        arg: Box<FE>,
+        path: bool,
+    },
+    Powi(Box<FE>, i32),
+    /// `x.powf(lit)` and `x.log(lit)`.
+    WithLit(&'static str, Box<FE>, f64),
+    /// `x.powf(y) atan2 hypot min max copysign`.
+    Binary(&'static str, Box<FE>, Box<FE>),
+    Clamp(Box<FE>, f64, f64),
+    MulAdd(Box<FE>, Box<FE>, Box<FE>),
+    /// `i as f64`.
+    FromInt(Box<IE>),
+    Call(String, Vec<Arg>),
+    If(Box<Cond>, Box<FE>, Box<FE>),
+    /// `match ie { 0 => a, 1 | 2 => b, 3..=5 => c, _ => d }`: the arms' patterns and values.
+    Match(Box<IE>, Vec<(Pat, FE)>),
+    /// `match cond { true => a, false => b }`.
+    MatchBool(Box<Cond>, Box<FE>, Box<FE>),
+    /// `std::f64::consts::NAME`.
+    Named(&'static str),
+    /// A `const` item of the function.
+    ConstItem(String),
+    /// `p.0` of a tuple parameter.
+    Field(String, usize),
+    /// `{ let name = init; value }`.
+    Block(String, Box<FE>, Box<FE>),
+    /// `x.powi(n)` with `n` an `i32` parameter.
+    PowiVar(Box<FE>, String),
+}
+
+impl FE {
+    /// Whether the expression's type is known without a `let` type: it reads something typed.
+    pub fn has_typed_leaf(&self) -> bool {
+        match self {
+            FE::Lit(_) | FE::Named(_) | FE::ConstItem(_) => false,
+            FE::FromInt(_) => true,
+            FE::Block(_, _, v) => v.has_typed_leaf(),
+            FE::MatchBool(_, a, b) => a.has_typed_leaf() && b.has_typed_leaf(),
+            FE::PowiVar(a, _) => a.has_typed_leaf(),
+            FE::Neg(a)
+            | FE::Rem(a, _)
+            | FE::Powi(a, _)
+            | FE::WithLit(_, a, _)
+            | FE::Clamp(a, ..) => a.has_typed_leaf(),
+            FE::Unary { arg, .. } => arg.has_typed_leaf(),
+            FE::Bin(_, a, b) | FE::Binary(_, a, b) => a.has_typed_leaf() || b.has_typed_leaf(),
+            FE::MulAdd(a, b, c) => a.has_typed_leaf() || b.has_typed_leaf() || c.has_typed_leaf(),
+            FE::If(_, a, b) => a.has_typed_leaf() && b.has_typed_leaf(),
+            FE::Match(_, arms) => arms.iter().all(|(_, e)| e.has_typed_leaf()),
+            _ => true,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Pat {
+    Lit(usize),
+    Or(usize, usize),
+    Range(usize, usize),
+    Wild,
+    /// `_ if cond`.
+    Guard(Box<Cond>),
+}
+
+/// An argument of a call: the callee's parameter type decides its form.
+#[derive(Clone, Debug)]
+pub enum Arg {
+    F(FE),
+    U(IE),
+    /// A parameter or array variable passed whole, as it is.
+    Name(String),
+    /// A tuple of two floats.
+    Pair(FE, FE),
+    Bool(Cond),
+    /// A `char` or `i32` literal.
+    Raw(String),
+}
+
+/// An index expression (`usize`), never out of its range.
+#[derive(Clone, Debug)]
+pub enum IE {
+    Lit(usize),
+    Var(String),
+    Len(String),
+    Add(Box<IE>, Box<IE>),
+    Sub(Box<IE>, Box<IE>),
+    Mul(Box<IE>, Box<IE>),
+    Div(Box<IE>, usize),
+    Rem(Box<IE>, usize),
+    /// `(e) as usize` of a float (no derivative; the oracle notes its distance to a step).
+    FromFloat(Box<FE>),
+}
+
+#[derive(Clone, Debug)]
+pub enum Cond {
+    F(Cmp, FE, FE),
+    I(Cmp, IE, IE),
+    /// `ie % 2 == 0`.
+    Even(IE),
+    And(Box<Cond>, Box<Cond>),
+    Or(Box<Cond>, Box<Cond>),
+    Not(Box<Cond>),
+    /// `e.is_finite()`.
+    Finite(FE),
+    /// `a.total_cmp(&b) == Ordering::Less`.
+    TotalLt(FE, FE),
+    /// A `bool` parameter.
+    Flag(String),
+    /// `c == 'a'` of a `char` parameter.
+    CharIs(String, char),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AssignOp {
+    Set,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    /// `%=` by a literal.
+    Rem,
+}
+
+impl AssignOp {
+    pub fn sym(self) -> &'static str {
+        match self {
+            AssignOp::Set => "=",
+            AssignOp::Add => "+=",
+            AssignOp::Sub => "-=",
+            AssignOp::Mul => "*=",
+            AssignOp::Div => "/=",
+            AssignOp::Rem => "%=",
+        }
+    }
+}
+
+/// How a `for` loop walks.
+#[derive(Clone, Debug)]
+pub enum ForKind {
+    /// `for i in lo..hi`, `lo..=hi`, `(lo..hi).rev()`, `(lo..hi).step_by(k)`.
+    Range {
+        var: String,
+        lo: IE,
+        hi: IE,
+        inclusive: bool,
+        rev: bool,
+        step: usize,
+    },
+    /// `for &x in a.iter()`, `for x in a.iter().copied()`, `for &x in &a`, `for x in a.iter()`
+    /// (then read as `*x`).
+    Iter {
+        elem: String,
+        arr: String,
+        form: IterForm,
+    },
+    /// `for (i, &x) in a.iter().enumerate()`.
+    Enumerate {
+        idx: String,
+        elem: String,
+        arr: String,
+    },
+    /// `for (&x, &y) in a.iter().zip(b.iter())`.
+    Zip {
+        x: String,
+        a: String,
+        y: String,
+        b: String,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum IterForm {
+    RefPat,
+    Copied,
+    Borrow,
+    Deref,
+}
+
+#[derive(Clone, Debug)]
+pub enum ArrInit {
+    Fill(FE, usize),
+    List(Vec<FE>),
+}
+
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    /// `let [mut] name[: f64] = e;`
+    Let {
+        name: String,
+        mutable: bool,
+        typed: bool,
+        init: FE,
+    },
+    /// `let (a, b) = (e1, e2);`
+    LetPair(String, String, FE, FE),
+    /// `let name: usize = ie;`
+    LetIdx(String, IE),
+    /// `let mut name = [..]` (array) or `vec![..]`.
+    LetArr {
+        name: String,
+        vec: bool,
+        init: ArrInit,
+    },
+    /// `let name: f64 = a.iter().sum();`
+    LetSum(String, String),
+    /// `let name = loop { guard; body }` whose `break`s carry values.
+    LetLoop {
+        name: String,
+        guard: String,
+        trips: usize,
+        body: Vec<Stmt>,
+        fallback: FE,
+    },
+    Assign(String, AssignOp, FE),
+    AssignElem(String, IE, AssignOp, FE),
+    If(Cond, Vec<Stmt>, Vec<Stmt>),
+    For(ForKind, Vec<Stmt>),
+    /// `let mut g = 0; while g < trips && cond { g += 1; body }`.
+    While {
+        guard: String,
+        trips: usize,
+        cond: Option<Cond>,
+        body: Vec<Stmt>,
+    },
+    /// `let mut g = 0; loop { g += 1; if g > trips { break; } body }`.
+    Loop {
+        guard: String,
+        trips: usize,
+        body: Vec<Stmt>,
+    },
+    /// A counter advanced by one after each iteration and used as an index:
+    /// `let mut idx = start; for i in 0..trips { body; idx += 1; }`.
+    Counter {
+        idx: String,
+        start: usize,
+        step: usize,
+        var: String,
+        trips: usize,
+        body: Vec<Stmt>,
+    },
+    Break(Option<FE>),
+    Continue,
+    /// `return e;` (`None` in a function returning `()`).
+    Return(Option<FE>),
+    /// A call of a function returning `()`, for its outputs.
+    Call(String, Vec<Arg>),
+    /// `return (a, b);`
+    ReturnPair(FE, FE),
+    /// `let (a, b) = f(..);` of a function returning a pair.
+    LetCallPair(String, String, String, Vec<Arg>),
+    /// `debug_assert!(e.is_finite());` or `assert!(..)`.
+    Assert(FE, bool),
+    /// `const NAME: f64 = lit;`
+    Const(String, f64),
+    /// `match ie { pattern => { .. } .. }`.
+    Match(IE, Vec<(Pat, Vec<Stmt>)>),
+    /// `println!("{}", e);` (only ever under a condition that never holds).
+    Print(FE),
+}
+
+/// Visits every statement list of a function, innermost first, mutably.
+pub fn walk_blocks_mut(stmts: &mut Vec<Stmt>, f: &mut dyn FnMut(&mut Vec<Stmt>)) {
+    for s in stmts.iter_mut() {
+        match s {
+            Stmt::If(_, a, b) => {
+                walk_blocks_mut(a, f);
+                walk_blocks_mut(b, f);
+            }
+            Stmt::Match(_, arms) => {
+                for (_, b) in arms {
+                    walk_blocks_mut(b, f);
+                }
+            }
+            Stmt::For(_, b)
+            | Stmt::While { body: b, .. }
+            | Stmt::Loop { body: b, .. }
+            | Stmt::LetLoop { body: b, .. }
+            | Stmt::Counter { body: b, .. } => walk_blocks_mut(b, f),
+            _ => {}
+        }
+    }
+    f(stmts);
+}

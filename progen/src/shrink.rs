@@ -1,0 +1,647 @@
+//! Shrinking: a mismatching function, with the functions it calls, is cut down one edit at a
+//! time (drop a statement, unwrap an `if` or a loop, run a loop once, replace a call or an
+//! expression by a literal or by a part of it), keeping each edit after which a crate of just
+//! these functions still mismatches, until no edit keeps it. The result is written as a test
+//! file ready for `tests/`.
+
+use crate::ast::*;
+use crate::harness;
+use crate::print::{Flavor, Printer};
+use crate::run::Runner;
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Builds are a few seconds each; past these a smaller program is not worth the wait.
+const MAX_BUILDS: usize = 400;
+const MAX_TIME: Duration = Duration::from_secs(20 * 60);
+
+pub fn shrink(
+    runner: &Runner,
+    funcs: &[Func],
+    target: &str,
+    seed: u64,
+    points: usize,
+) -> Result<PathBuf, String> {
+    let fails = |cand: &[Func]| -> bool {
+        match runner.check_in("shrink", cand, seed, points, Some(target)) {
+            Ok(o) => o.results.iter().any(|r| !r.ok()),
+            Err(_) => false,
+        }
+    };
+    let cur = reduce(reachable(funcs, target), target, &fails)
+        .ok_or("the function does not mismatch in a crate of its own")?;
+    let k = cur.iter().position(|f| f.name == target).unwrap();
+    let text = harness::test_file(&cur, target, k, seed, points);
+    let path = runner.dir.join(format!("regression-{seed}-{target}.rs"));
+    std::fs::write(&path, text).map_err(|e| e.to_string())?;
+    Ok(path)
+}
+
+/// Shrinks a function whose crate does not build, keeping the first error's `message`, and
+/// writes the functions for `ad` that are left.
+pub fn shrink_build(
+    runner: &Runner,
+    funcs: &[Func],
+    target: &str,
+    seed: u64,
+    message: &str,
+) -> Result<PathBuf, String> {
+    let fails = |cand: &[Func]| -> bool {
+        match runner.check_in("shrink", cand, seed, 1, Some(target)) {
+            Ok(_) => false,
+            Err(stderr) => stderr.contains(message),
+        }
+    };
+    let cur = reduce(reachable(funcs, target), target, &fails)
+        .ok_or("the function builds in a crate of its own")?;
+    let mut text =
+        format!("// Written by progen (seed {seed}): does not compile, with \"{message}\".\n\n");
+    for f in &cur {
+        let mut p = Printer::new(Flavor::Ad, &cur);
+        p.function(f, f.deriv == Deriv::Generated);
+        text.push_str(&p.finish());
+        text.push('\n');
+    }
+    let path = runner.dir.join(format!("compile-{seed}-{target}.rs"));
+    std::fs::write(&path, text).map_err(|e| e.to_string())?;
+    Ok(path)
+}
+
+/// The smallest program reached from `cur` by single edits that keep `fails`; `None` if
+/// `cur` itself does not fail.
+fn reduce(mut cur: Vec<Func>, target: &str, fails: &dyn Fn(&[Func]) -> bool) -> Option<Vec<Func>> {
+    if !fails(&cur) {
+        return None;
+    }
+    let start = Instant::now();
+    let mut builds = 0;
+    let mut skip = 0;
+    'outer: loop {
+        let cands = candidates(&cur, target);
+        for (k, cand) in cands.into_iter().enumerate().skip(skip) {
+            if builds >= MAX_BUILDS || start.elapsed() > MAX_TIME {
+                break 'outer;
+            }
+            builds += 1;
+            let cand = reachable(&cand, target);
+            if fails(&cand) {
+                cur = cand;
+                // Earlier edits failed before and mostly still would: go on from here.
+                skip = k.saturating_sub(1);
+                continue 'outer;
+            }
+        }
+        if skip == 0 {
+            break;
+        }
+        skip = 0;
+    }
+    // Parameters of the target that nothing reads any more.
+    let mut i = 0;
+    while i < cur.iter().find(|f| f.name == target).unwrap().params.len() {
+        let mut cand = cur.clone();
+        let f = cand.iter_mut().find(|f| f.name == target).unwrap();
+        let name = f.params.remove(i).name;
+        let text =
+            Printer::new(Flavor::Ad, &cand).render(cand.iter().find(|f| f.name == target).unwrap());
+        if !has_word(&text, &name)
+            && !cand.iter().any(|f| f.deriv.has_rule() && f.name == target)
+            && fails(&cand)
+        {
+            cur = cand;
+        } else {
+            i += 1;
+        }
+    }
+    Some(cur)
+}
+
+/// The functions that call `name`, directly or not, and `name` itself.
+pub fn dependents(funcs: &[Func], name: &str) -> HashSet<String> {
+    let mut out: HashSet<String> = HashSet::from([name.to_string()]);
+    // Callers come after their callees.
+    for f in funcs {
+        let text = Printer::new(Flavor::Dual, funcs).render(f);
+        if out.iter().any(|n| n != &f.name && has_word(&text, n)) {
+            out.insert(f.name.clone());
+        }
+    }
+    out
+}
+
+/// `target` and the functions it calls, directly or not, in their original order.
+fn reachable(funcs: &[Func], target: &str) -> Vec<Func> {
+    let mut keep: HashSet<String> = HashSet::new();
+    let mut todo = vec![target.to_string()];
+    while let Some(n) = todo.pop() {
+        if !keep.insert(n.clone()) {
+            continue;
+        }
+        if let Some(f) = funcs.iter().find(|f| f.name == n) {
+            let text = Printer::new(Flavor::Dual, funcs).render(f);
+            for g in funcs {
+                if has_word(&text, &g.name) && !keep.contains(&g.name) {
+                    todo.push(g.name.clone());
+                }
+            }
+        }
+    }
+    funcs
+        .iter()
+        .filter(|f| keep.contains(&f.name))
+        .cloned()
+        .collect()
+}
+
+fn has_word(text: &str, word: &str) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| w == word)
+}
+
+/// Every single edit of every function, the target's first, bigger cuts first.
+fn candidates(funcs: &[Func], target: &str) -> Vec<Vec<Func>> {
+    let mut out = Vec::new();
+    let mut order: Vec<usize> = (0..funcs.len()).collect();
+    order.sort_by_key(|&i| funcs[i].name != target);
+    for &i in &order {
+        for f in edits(&funcs[i], funcs) {
+            let mut c = funcs.to_vec();
+            c[i] = f;
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn edits(f: &Func, funcs: &[Func]) -> Vec<Func> {
+    let mut out = Vec::new();
+    let n_blocks = count_blocks(&f.body);
+    // Drop a statement.
+    for b in 0..n_blocks {
+        let len = block_len(f, b);
+        for s in 0..len {
+            let mut g = f.clone();
+            let mut removed = None;
+            at_block(&mut g.body, b, &mut |blk| removed = Some(blk.remove(s)));
+            let names = declared(removed.as_ref().unwrap());
+            let text = Printer::new(Flavor::Ad, funcs).render(&g);
+            if names.iter().all(|n| !has_word(&text, n)) {
+                out.push(g);
+            }
+        }
+    }
+    // Unwrap an `if` or a loop, or run a loop at most once.
+    for b in 0..n_blocks {
+        let len = block_len(f, b);
+        for s in 0..len {
+            for variant in 0..3 {
+                let mut g = f.clone();
+                let mut changed = false;
+                at_block(&mut g.body, b, &mut |blk| {
+                    changed = simplify(blk, s, variant);
+                });
+                if changed && compiles_plausibly(&g, funcs) {
+                    out.push(g);
+                }
+            }
+        }
+    }
+    // Replace an expression by a literal or by one of its parts.
+    let n = count_fes(f);
+    for k in 0..n {
+        for variant in 0..2 {
+            let mut g = f.clone();
+            let mut changed = false;
+            let mut counter = 0;
+            visit_func_fes(&mut g, &mut |e| {
+                if counter == k {
+                    changed = replace(e, variant);
+                }
+                counter += 1;
+            });
+            if changed {
+                out.push(g);
+            }
+        }
+    }
+    out
+}
+
+/// An edit that leaves a name without its binding or a `break` outside a loop cannot compile;
+/// spotting that here saves a build.
+fn compiles_plausibly(g: &Func, funcs: &[Func]) -> bool {
+    let text = Printer::new(Flavor::Ad, funcs).render(g);
+    let mut bound = HashSet::new();
+    for p in &g.params {
+        bound.insert(p.name.clone());
+    }
+    fn collect(stmts: &[Stmt], bound: &mut HashSet<String>) {
+        for s in stmts {
+            for n in declared(s) {
+                bound.insert(n);
+            }
+            match s {
+                Stmt::If(_, a, b) => {
+                    collect(a, bound);
+                    collect(b, bound);
+                }
+                Stmt::For(k, b) => {
+                    for n in for_names(k) {
+                        bound.insert(n);
+                    }
+                    collect(b, bound);
+                }
+                Stmt::While { body, .. } | Stmt::Loop { body, .. } | Stmt::LetLoop { body, .. } => {
+                    collect(body, bound)
+                }
+                Stmt::Match(_, arms) => {
+                    for (_, b) in arms {
+                        collect(b, bound);
+                    }
+                }
+                Stmt::Counter { idx, var, body, .. } => {
+                    bound.insert(idx.clone());
+                    bound.insert(var.clone());
+                    collect(body, bound);
+                }
+                _ => {}
+            }
+        }
+    }
+    collect(&g.body, &mut bound);
+    // Every generated name is a letter run then digits: each such word must be bound.
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| {
+            let t = w.trim_start_matches(|c: char| c.is_ascii_lowercase());
+            !w.is_empty()
+                && !t.is_empty()
+                && t.len() < w.len()
+                && t.chars().all(|c| c.is_ascii_digit())
+                && !w.starts_with('f')
+                && !w.starts_with('m')
+        })
+        .all(|w| bound.contains(w))
+        && !loose_break(&g.body)
+}
+
+/// A `break` or `continue` not inside a loop of this block.
+fn loose_break(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Break(_) | Stmt::Continue => true,
+        Stmt::If(_, a, b) => loose_break(a) || loose_break(b),
+        _ => false,
+    })
+}
+
+fn for_names(k: &ForKind) -> Vec<String> {
+    match k {
+        ForKind::Range { var, .. } => vec![var.clone()],
+        ForKind::Iter { elem, .. } => vec![elem.clone()],
+        ForKind::Enumerate { idx, elem, .. } => vec![idx.clone(), elem.clone()],
+        ForKind::Zip { x, y, .. } => vec![x.clone(), y.clone()],
+    }
+}
+
+fn declared(s: &Stmt) -> Vec<String> {
+    match s {
+        Stmt::Let { name, .. }
+        | Stmt::LetIdx(name, _)
+        | Stmt::LetArr { name, .. }
+        | Stmt::LetSum(name, _)
+        | Stmt::LetLoop { name, .. } => vec![name.clone()],
+        Stmt::LetPair(a, b, _, _) => vec![a.clone(), b.clone()],
+        Stmt::Const(name, _) => vec![name.clone()],
+        Stmt::LetCallPair(a, b, _, _) => vec![a.clone(), b.clone()],
+        _ => Vec::new(),
+    }
+}
+
+/// Variant 0: an `if` becomes its `then` block, a loop its body; 1: an `if` becomes its
+/// `else` block, a loop runs at most once; 2: an `if` loses its `else`.
+fn simplify(blk: &mut Vec<Stmt>, s: usize, variant: usize) -> bool {
+    let stmt = blk[s].clone();
+    let replacement: Option<Vec<Stmt>> = match (&stmt, variant) {
+        (Stmt::If(_, a, _), 0) => Some(a.clone()),
+        (Stmt::If(_, _, b), 1) => Some(b.clone()),
+        (Stmt::If(c, a, b), 2) if !b.is_empty() => {
+            Some(vec![Stmt::If(c.clone(), a.clone(), Vec::new())])
+        }
+        (Stmt::For(_, body), 0)
+        | (Stmt::While { body, .. }, 0)
+        | (Stmt::Loop { body, .. }, 0)
+        | (Stmt::Counter { body, .. }, 0) => Some(body.clone()),
+        (
+            Stmt::While {
+                guard,
+                trips,
+                cond,
+                body,
+            },
+            1,
+        ) if *trips > 1 => Some(vec![Stmt::While {
+            guard: guard.clone(),
+            trips: 1,
+            cond: cond.clone(),
+            body: body.clone(),
+        }]),
+        (Stmt::Loop { guard, trips, body }, 1) if *trips > 1 => Some(vec![Stmt::Loop {
+            guard: guard.clone(),
+            trips: 1,
+            body: body.clone(),
+        }]),
+        (
+            Stmt::LetLoop {
+                name,
+                guard,
+                trips,
+                body,
+                fallback,
+            },
+            1,
+        ) if *trips > 1 => Some(vec![Stmt::LetLoop {
+            name: name.clone(),
+            guard: guard.clone(),
+            trips: 1,
+            body: body.clone(),
+            fallback: fallback.clone(),
+        }]),
+        (
+            Stmt::For(
+                ForKind::Range {
+                    var,
+                    lo: IE::Lit(lo),
+                    hi: IE::Lit(hi),
+                    inclusive,
+                    rev,
+                    step,
+                },
+                body,
+            ),
+            1,
+        ) if hi > &(lo + 1) => Some(vec![Stmt::For(
+            ForKind::Range {
+                var: var.clone(),
+                lo: IE::Lit(*lo),
+                hi: IE::Lit(lo + 1),
+                inclusive: *inclusive,
+                rev: *rev,
+                step: *step,
+            },
+            body.clone(),
+        )]),
+        _ => None,
+    };
+    match replacement {
+        Some(r) => {
+            blk.splice(s..=s, r);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Variant 0: a literal (a call becomes one too, which drops the callee); 1: the first float
+/// operand.
+fn replace(e: &mut FE, variant: usize) -> bool {
+    match (variant, &*e) {
+        (0, FE::Lit(_)) => false,
+        (0, _) => {
+            *e = FE::Lit(0.5);
+            true
+        }
+        (
+            _,
+            FE::Lit(_)
+            | FE::Var(_)
+            | FE::ConstF(_)
+            | FE::Deref(_)
+            | FE::Index(..)
+            | FE::Named(_)
+            | FE::ConstItem(_)
+            | FE::Field(..)
+            | FE::Block(..),
+        ) => false,
+        (_, FE::FromInt(_) | FE::Call(..)) => false,
+        _ => {
+            let mut first = None;
+            children(e, &mut |c| {
+                if first.is_none() {
+                    first = Some(c.clone());
+                }
+            });
+            match first {
+                Some(c) => {
+                    *e = c;
+                    true
+                }
+                None => false,
+            }
+        }
+    }
+}
+
+fn children(e: &mut FE, f: &mut dyn FnMut(&mut FE)) {
+    match e {
+        FE::Neg(a) | FE::Rem(a, _) | FE::Powi(a, _) | FE::WithLit(_, a, _) | FE::Clamp(a, ..) => {
+            f(a)
+        }
+        FE::Unary { arg, .. } | FE::PowiVar(arg, _) => f(arg),
+        FE::Block(_, a, b) => {
+            f(a);
+            f(b);
+        }
+        FE::MatchBool(c, a, b) => {
+            cond_fes(c, f);
+            f(a);
+            f(b);
+        }
+        FE::Bin(_, a, b) | FE::Binary(_, a, b) => {
+            f(a);
+            f(b);
+        }
+        FE::MulAdd(a, b, c) => {
+            f(a);
+            f(b);
+            f(c);
+        }
+        FE::If(c, a, b) => {
+            cond_fes(c, f);
+            f(a);
+            f(b);
+        }
+        FE::Match(i, arms) => {
+            ie_fes(i, f);
+            for (_, a) in arms {
+                f(a);
+            }
+        }
+        FE::Call(_, args) => {
+            for a in args {
+                arg_fes(a, f);
+            }
+        }
+        FE::Index(_, i) | FE::FromInt(i) => ie_fes(i, f),
+        FE::Lit(_)
+        | FE::Var(_)
+        | FE::ConstF(_)
+        | FE::Deref(_)
+        | FE::Named(_)
+        | FE::ConstItem(_)
+        | FE::Field(..) => {}
+    }
+}
+
+fn arg_fes(a: &mut Arg, f: &mut dyn FnMut(&mut FE)) {
+    match a {
+        Arg::F(x) => f(x),
+        Arg::U(i) => ie_fes(i, f),
+        Arg::Pair(x, y) => {
+            f(x);
+            f(y);
+        }
+        Arg::Bool(c) => cond_fes(c, f),
+        Arg::Name(_) | Arg::Raw(_) => {}
+    }
+}
+
+fn ie_fes(i: &mut IE, f: &mut dyn FnMut(&mut FE)) {
+    match i {
+        IE::Add(a, b) | IE::Sub(a, b) | IE::Mul(a, b) => {
+            ie_fes(a, f);
+            ie_fes(b, f);
+        }
+        IE::Div(a, _) | IE::Rem(a, _) => ie_fes(a, f),
+        IE::FromFloat(e) => f(e),
+        IE::Lit(_) | IE::Var(_) | IE::Len(_) => {}
+    }
+}
+
+fn cond_fes(c: &mut Cond, f: &mut dyn FnMut(&mut FE)) {
+    match c {
+        Cond::F(_, a, b) => {
+            f(a);
+            f(b);
+        }
+        Cond::I(_, a, b) => {
+            ie_fes(a, f);
+            ie_fes(b, f);
+        }
+        Cond::Even(a) => ie_fes(a, f),
+        Cond::And(a, b) | Cond::Or(a, b) => {
+            cond_fes(a, f);
+            cond_fes(b, f);
+        }
+        Cond::Not(a) => cond_fes(a, f),
+        Cond::Finite(a) => f(a),
+        Cond::TotalLt(a, b) => {
+            f(a);
+            f(b);
+        }
+        Cond::Flag(_) | Cond::CharIs(..) => {}
+    }
+}
+
+/// Every float expression of `f`, each before its parts.
+fn visit_func_fes(f: &mut Func, visit: &mut dyn FnMut(&mut FE)) {
+    fn deep(e: &mut FE, visit: &mut dyn FnMut(&mut FE)) {
+        visit(e);
+        children(e, &mut |c| deep(c, visit));
+    }
+    fn stmts(ss: &mut [Stmt], visit: &mut dyn FnMut(&mut FE)) {
+        for s in ss {
+            match s {
+                Stmt::Let { init, .. } => deep(init, visit),
+                Stmt::LetPair(_, _, a, b) => {
+                    deep(a, visit);
+                    deep(b, visit);
+                }
+                Stmt::LetIdx(_, i) => ie_fes(i, &mut |e| deep(e, visit)),
+                Stmt::LetArr { init, .. } => match init {
+                    ArrInit::Fill(e, _) => deep(e, visit),
+                    ArrInit::List(es) => es.iter_mut().for_each(|e| deep(e, visit)),
+                },
+                Stmt::LetSum(..) | Stmt::Continue | Stmt::Break(None) | Stmt::Return(None) => {}
+                Stmt::LetLoop { body, fallback, .. } => {
+                    deep(fallback, visit);
+                    stmts(body, visit);
+                }
+                Stmt::Assign(_, _, e) | Stmt::Assert(e, _) | Stmt::Print(e) => deep(e, visit),
+                Stmt::Const(..) => {}
+                Stmt::Match(i, arms) => {
+                    ie_fes(i, &mut |e| deep(e, visit));
+                    for (_, b) in arms {
+                        stmts(b, visit);
+                    }
+                }
+                Stmt::Break(Some(e)) | Stmt::Return(Some(e)) => deep(e, visit),
+                Stmt::AssignElem(_, i, _, e) => {
+                    ie_fes(i, &mut |e| deep(e, visit));
+                    deep(e, visit);
+                }
+                Stmt::If(c, a, b) => {
+                    cond_fes(c, &mut |e| deep(e, visit));
+                    stmts(a, visit);
+                    stmts(b, visit);
+                }
+                Stmt::For(_, body) | Stmt::Loop { body, .. } | Stmt::Counter { body, .. } => {
+                    stmts(body, visit)
+                }
+                Stmt::While { cond, body, .. } => {
+                    if let Some(c) = cond {
+                        cond_fes(c, &mut |e| deep(e, visit));
+                    }
+                    stmts(body, visit);
+                }
+                Stmt::ReturnPair(a, b) => {
+                    deep(a, visit);
+                    deep(b, visit);
+                }
+                Stmt::Call(_, args) | Stmt::LetCallPair(_, _, _, args) => {
+                    for a in args {
+                        arg_fes(a, &mut |e| deep(e, visit));
+                    }
+                }
+            }
+        }
+    }
+    stmts(&mut f.body, visit);
+    if let Some(t) = &mut f.tail {
+        deep(t, visit);
+    }
+    if let Some(t) = &mut f.tail2 {
+        deep(t, visit);
+    }
+}
+
+fn count_fes(f: &Func) -> usize {
+    let mut g = f.clone();
+    let mut n = 0;
+    visit_func_fes(&mut g, &mut |_| n += 1);
+    n
+}
+
+fn count_blocks(body: &[Stmt]) -> usize {
+    let mut b = body.to_vec();
+    let mut n = 0;
+    walk_blocks_mut(&mut b, &mut |_| n += 1);
+    n
+}
+
+fn block_len(f: &Func, k: usize) -> usize {
+    let mut b = f.body.clone();
+    let mut len = 0;
+    at_block(&mut b, k, &mut |blk| len = blk.len());
+    len
+}
+
+/// Applies `edit` to the `k`-th block, in the order of `walk_blocks_mut`.
+fn at_block(body: &mut Vec<Stmt>, k: usize, edit: &mut dyn FnMut(&mut Vec<Stmt>)) {
+    let mut n = 0;
+    walk_blocks_mut(body, &mut |blk| {
+        if n == k {
+            edit(blk);
+        }
+        n += 1;
+    });
+}
