@@ -158,3 +158,41 @@ fn chains_inside_loops_over_elements() {
     assert!(ga.iter().all(|g| close(*g, sb + 4.0)));
     assert!(gb.iter().all(|g| close(*g, sa)));
 }
+
+/// `rev`, `step_by` and `into_iter` over elements, in a chain and in a `for` loop, also with
+/// `enumerate` before and after `rev`. With x = [x0, .., x4]:
+/// `a = sum_k (k + 1) x_{4-k}` (enumerate after rev), `b = x0 x0 + x2 x2 + x4 x4` (step_by 2),
+/// `c = sum_i i x_i` over `enumerate().rev()`, `d = sum x_i^3` (into_iter).
+#[differentiable]
+fn reversed(x: Vec<f64>) -> f64 {
+    let a: f64 = x
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(k, &v)| (k as f64 + 1.0) * v)
+        .sum();
+    let b: f64 = x.iter().step_by(2).map(|v| v * v).sum();
+    let mut c = 0.0;
+    for (i, v) in x.iter().enumerate().rev() {
+        c += (i as f64) * v;
+    }
+    let mut d = 0.0;
+    for v in x.into_iter() {
+        d += v * v * v;
+    }
+    a + b + c + d
+}
+
+#[test]
+fn rev_step_by_and_into_iter() {
+    let x = vec![0.5, -1.0, 2.0, 1.5, -0.25];
+    let (_, (g,)) = ad::value_and_grad(reversed, (x.clone(),));
+    for i in 0..5 {
+        // d/dx_i: (5 - i) from a, 2 x_i for even i from b, i from c, 3 x_i^2 from d
+        let b = if i % 2 == 0 { 2.0 * x[i] } else { 0.0 };
+        let want = (5 - i) as f64 + b + i as f64 + 3.0 * x[i] * x[i];
+        assert!(close(g[i], want), "d/dx{i}: {} vs {want}", g[i]);
+    }
+    let (_, t) = ad::jvp(reversed, (x.clone(),), (vec![0.0, 0.0, 1.0, 0.0, 0.0],));
+    assert!(close(t, g[2]));
+}

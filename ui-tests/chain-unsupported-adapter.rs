@@ -2,7 +2,7 @@ use ad::differentiable;
 
 #[differentiable]
 fn positive_sum(x: &[f64]) -> f64 {
-    x.iter().rev().map(|v| v * v).sum()
+    x.iter().filter(|v| **v > 0.0).map(|v| v * v).sum()
 }
 
 fn main() {}

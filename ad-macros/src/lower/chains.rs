@@ -48,6 +48,12 @@ impl Lower {
         if steps.is_empty() && !fold {
             return None;
         }
+        // The accumulator's zero builds the chain (see below): `into_iter` would move its
+        // variable there.
+        if let Some(into) = find_method(source_expr, "into_iter") {
+            self.errors.push(err(into, "#[differentiable] takes `into_iter` in a `for` loop, not in an iterator chain; write `.iter()` (the elements are the same numbers)"));
+            return Some(self.dummy(out, m.span()));
+        }
         let source = match self.element_source(source_expr)? {
             Ok(source) => source,
             Err(e) => {
@@ -164,6 +170,18 @@ impl Lower {
         });
         self.scopes.pop();
         Some(v)
+    }
+}
+
+/// The name of the method call `name` in a chain of method calls, if there is one.
+fn find_method<'e>(mut e: &'e Expr, name: &str) -> Option<&'e Ident> {
+    loop {
+        match e {
+            Expr::MethodCall(m) if m.method == name => return Some(&m.method),
+            Expr::MethodCall(m) => e = &m.receiver,
+            Expr::Paren(p) => e = &p.expr,
+            _ => return None,
+        }
     }
 }
 

@@ -174,18 +174,24 @@ impl Lower {
                         Some(Ok(Source::Elems(var, ident)))
                     }
                     ("copied" | "cloned", 0) => self.element_source(&m.receiver),
-                    ("skip" | "take", 1) => {
+                    ("into_iter", 0) => {
+                        let (var, ident) = self.local_var(&m.receiver)?;
+                        Some(Ok(Source::Elems(var, ident)))
+                    }
+                    ("rev", 0) => Some(
+                        self.element_source(&m.receiver)?
+                            .map(|s| Source::Rev(Box::new(s))),
+                    ),
+                    ("skip" | "take" | "step_by", 1) => {
                         let inner = self.element_source(&m.receiver)?;
                         let count = &m.args[0];
                         let tokens = count.to_token_stream();
                         let reads = self.reads_of(&tokens);
                         let count = quote!((#tokens));
-                        Some(inner.map(|s| {
-                            if name == "skip" {
-                                Source::Skip(Box::new(s), count, reads)
-                            } else {
-                                Source::Take(Box::new(s), count, reads)
-                            }
+                        Some(inner.map(|s| match name.as_str() {
+                            "skip" => Source::Skip(Box::new(s), count, reads),
+                            "take" => Source::Take(Box::new(s), count, reads),
+                            _ => Source::StepBy(Box::new(s), count, reads),
                         }))
                     }
                     ("enumerate", 0) => Some(
@@ -219,7 +225,7 @@ impl Lower {
                             Some(Err(err(
                                 &m.method,
                                 format!(
-                                    "#[differentiable] does not support `.{name}(..)` over elements, in a `for` loop or an iterator chain (it supports `iter`, `copied`, `cloned`, `enumerate`, `zip`, `skip`, `take` and slices `a[i..j]`, then `map` and `sum`, `product` or `fold`); loop over indices instead: `for i in 0..a.len()`"
+                                    "#[differentiable] does not support `.{name}(..)` over elements, in a `for` loop or an iterator chain (it supports `iter`, `into_iter` (in a `for` loop), `copied`, `cloned`, `enumerate`, `zip`, `skip`, `take`, `rev`, `step_by` and slices `a[i..j]`, then `map` and `sum`, `product` or `fold`); loop over indices instead: `for i in 0..a.len()`"
                                 ),
                             )))
                         } else {
@@ -262,6 +268,44 @@ impl Lower {
         Some(src)
     }
 
+    /// `a op b` on indices, written so that the reverse sweep can compute it again.
+    fn index_arith(
+        &mut self,
+        op: crate::ir::Arith,
+        a: Value,
+        b: Value,
+        out: &mut Vec<Inst>,
+    ) -> Value {
+        let op_tokens = match op {
+            crate::ir::Arith::Sub => quote!(-),
+            crate::ir::Arith::Mul => quote!(*),
+            _ => quote!(+),
+        };
+        let v = self.value(Span::call_site());
+        out.push(Inst::Arith {
+            out: v,
+            op,
+            a,
+            b,
+            op_tokens,
+        });
+        v
+    }
+
+    /// A hidden index variable bound to `value`, in scope for the elements bound after it.
+    fn hidden_index(&mut self, value: Value, out: &mut Vec<Inst>) -> (Var, Ident) {
+        let ident = Ident::new(&format!("__ad_i{}", self.hidden), Span::mixed_site());
+        self.hidden += 1;
+        let var = self.new_var(ident.clone(), None, false);
+        self.vars[var.0 as usize].known_inactive = true;
+        out.push(Inst::Let {
+            var,
+            init: Some(value),
+        });
+        self.bind(var);
+        (var, ident)
+    }
+
     /// The expression that counts the elements a source yields.
     pub(super) fn source_len(src: &Source) -> TokenStream {
         match src {
@@ -279,6 +323,13 @@ impl Lower {
                 let len = Self::source_len(inner);
                 quote!(::core::cmp::min(#len, #k))
             }
+            Source::Rev(inner) => Self::source_len(inner),
+            // As many as `step_by` yields: the first, then one every `k` (`k = 0` panics, as
+            // `step_by(0)` does).
+            Source::StepBy(inner, k, _) => {
+                let len = Self::source_len(inner);
+                quote!(usize::div_ceil(#len, #k))
+            }
         }
     }
 
@@ -290,10 +341,13 @@ impl Lower {
                 Self::source_vars(a, vars);
                 Self::source_vars(b, vars);
             }
-            Source::Skip(inner, _, reads) | Source::Take(inner, _, reads) => {
+            Source::Skip(inner, _, reads)
+            | Source::Take(inner, _, reads)
+            | Source::StepBy(inner, _, reads) => {
                 Self::source_vars(inner, vars);
                 vars.extend(reads);
             }
+            Source::Rev(inner) => Self::source_vars(inner, vars),
         }
     }
 
@@ -323,6 +377,44 @@ impl Lower {
         };
         match (src, pat) {
             (Source::Take(inner, ..), _) => self.bind_elements(pat, inner, index, out),
+            (Source::Rev(inner), _) => {
+                // The element at `len - 1 - i`, as index arithmetic.
+                let mut reads = Vec::new();
+                Self::source_vars(inner, &mut reads);
+                let len = self.value(Span::call_site());
+                out.push(Inst::Opaque {
+                    out: len,
+                    tokens: Self::source_len(inner),
+                    reads,
+                    may_write: false,
+                    only_inactive: None,
+                });
+                let one = self.value(Span::call_site());
+                out.push(Inst::Const {
+                    out: one,
+                    tokens: quote!(1),
+                });
+                let last = self.index_arith(crate::ir::Arith::Sub, len, one, out);
+                let i = read_index(self, out);
+                let j = self.index_arith(crate::ir::Arith::Sub, last, i, out);
+                let (var, ident) = self.hidden_index(j, out);
+                self.bind_elements(pat, inner, (var, &ident), out);
+            }
+            (Source::StepBy(inner, k, reads), _) => {
+                // The element at `i k`.
+                let i = read_index(self, out);
+                let step = self.value(Span::call_site());
+                out.push(Inst::Opaque {
+                    out: step,
+                    tokens: k.clone(),
+                    reads: reads.clone(),
+                    may_write: false,
+                    only_inactive: None,
+                });
+                let j = self.index_arith(crate::ir::Arith::Mul, i, step, out);
+                let (var, ident) = self.hidden_index(j, out);
+                self.bind_elements(pat, inner, (var, &ident), out);
+            }
             (Source::Skip(inner, k, reads), _) => {
                 // The elements after the first `k`: at the index plus `k`, in a hidden variable.
                 // Written as index arithmetic, which the reverse sweep computes again rather
@@ -350,23 +442,8 @@ impl Lower {
                         only_inactive: None,
                     },
                 });
-                let shifted = self.value(Span::call_site());
-                out.push(Inst::Arith {
-                    out: shifted,
-                    op: crate::ir::Arith::Add,
-                    a: i,
-                    b: count,
-                    op_tokens: quote!(+),
-                });
-                let ident = Ident::new(&format!("__ad_i{}", self.hidden), Span::mixed_site());
-                self.hidden += 1;
-                let var = self.new_var(ident.clone(), None, false);
-                self.vars[var.0 as usize].known_inactive = true;
-                out.push(Inst::Let {
-                    var,
-                    init: Some(shifted),
-                });
-                self.bind(var);
+                let shifted = self.index_arith(crate::ir::Arith::Add, i, count, out);
+                let (var, ident) = self.hidden_index(shifted, out);
                 self.bind_elements(pat, inner, (var, &ident), out);
             }
             (Source::Elems(var, ident), _) => {
@@ -481,4 +558,8 @@ pub(super) enum Source {
     Skip(Box<Source>, TokenStream, Vec<Var>),
     /// `.take(k)`.
     Take(Box<Source>, TokenStream, Vec<Var>),
+    /// `.rev()`.
+    Rev(Box<Source>),
+    /// `.step_by(k)`.
+    StepBy(Box<Source>, TokenStream, Vec<Var>),
 }
