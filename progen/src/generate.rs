@@ -1613,6 +1613,7 @@ impl<'a> Gen<'a> {
                     }
                 };
                 let elem = self.fresh("e");
+                let mut b_locked_before = false;
                 let kind = match self.rng.below(4) {
                     0 => {
                         let idx = self.fresh("i");
@@ -1638,6 +1639,7 @@ impl<'a> Gen<'a> {
                             spent: 0.0,
                             mutable: false,
                         });
+                        b_locked_before = b.locked;
                         lock(self, &b.name, true);
                         ForKind::Zip {
                             x: elem.clone(),
@@ -1686,7 +1688,8 @@ impl<'a> Gen<'a> {
                 lock(self, &a.name, locked_before);
                 if let ForKind::Zip { b, .. } = &kind {
                     let b = b.clone();
-                    lock(self, &b, false);
+                    // Unlocked only if no loop around this one iterates over it too.
+                    lock(self, &b, b_locked_before);
                     // `a` may be `b`; restore its own state last.
                     lock(self, &a.name, locked_before);
                 }
