@@ -482,3 +482,34 @@ fn conflicts_are_per_instantiation() {
         "{reported:?}"
     );
 }
+
+// ---- Lifetime parameters, also named by bounds. ----
+
+/// `sum x_i y_i`, with a lifetime parameter that a bound names: d/dx = y, d/dy = x.
+#[differentiable]
+fn dot_with_lifetime<'a, T: Float + 'a>(x: &'a [T], y: &'a [T]) -> T
+where
+    T: 'a,
+{
+    let mut s = T::zero();
+    for i in 0..x.len() {
+        s = s + x[i] * y[i];
+    }
+    s
+}
+
+#[test]
+fn lifetime_parameters_named_by_bounds() {
+    let _lock = registry_lock();
+    let (x, y) = ([1.0, 2.0], [3.0, -4.0]);
+    assert_eq!(
+        ad::grad(dot_with_lifetime::<f64>, (&x[..], &y[..])),
+        (vec![3.0, -4.0], vec![1.0, 2.0])
+    );
+    let (_, t) = ad::jvp(
+        dot_with_lifetime::<f32>,
+        (&[1.0_f32, 2.0][..], &[3.0_f32, -4.0][..]),
+        (&[1.0_f32, 0.0][..], &[0.0_f32, 0.0][..]),
+    );
+    assert_eq!(t, 3.0);
+}

@@ -7,12 +7,94 @@ use syn::Ident;
 
 /// The generics of a derivative: the function's own parameters and bounds, and on each type
 /// parameter the bound that the generated arithmetic needs, `ad::Real`.
+///
+/// The function's lifetime parameters are left out, and with them every bound that names one
+/// (`T: 'a`): the derivatives' parameters elide their lifetimes (see [`elide_lifetimes`]), so
+/// that each derivative is as general over lifetimes as the rule type it is registered as.
 pub fn derivative_generics(
     generics: &syn::Generics,
     krate: &TokenStream,
 ) -> (TokenStream, TokenStream) {
+    let generics = without_lifetimes(generics);
     let (impl_generics, _, _) = generics.split_for_impl();
-    (quote!(#impl_generics), where_with_real(generics, krate))
+    (quote!(#impl_generics), where_with_real(&generics, krate))
+}
+
+/// `generics` without its lifetime parameters and the bounds that name them.
+fn without_lifetimes(generics: &syn::Generics) -> syn::Generics {
+    let mut out = generics.clone();
+    out.params = generics
+        .params
+        .iter()
+        .filter(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
+        .cloned()
+        .map(|mut p| {
+            if let syn::GenericParam::Type(t) = &mut p {
+                t.bounds = t
+                    .bounds
+                    .iter()
+                    .filter(|b| !matches!(b, syn::TypeParamBound::Lifetime(_)))
+                    .cloned()
+                    .collect();
+            }
+            p
+        })
+        .collect();
+    if let Some(w) = &mut out.where_clause {
+        w.predicates = w
+            .predicates
+            .iter()
+            .filter(|p| !matches!(p, syn::WherePredicate::Lifetime(_)))
+            .cloned()
+            .map(|mut p| {
+                if let syn::WherePredicate::Type(t) = &mut p {
+                    t.bounds = t
+                        .bounds
+                        .iter()
+                        .filter(|b| !matches!(b, syn::TypeParamBound::Lifetime(_)))
+                        .cloned()
+                        .collect();
+                }
+                p
+            })
+            .filter(|p| !matches!(p, syn::WherePredicate::Type(t) if t.bounds.is_empty()))
+            .collect();
+    }
+    out
+}
+
+/// `ty` with the function's own lifetime parameters elided (`&'a [T]` becomes `&'_ [T]`).
+pub fn elide_lifetimes(ty: &syn::Type, generics: &syn::Generics) -> syn::Type {
+    let names: Vec<String> = generics
+        .lifetimes()
+        .map(|l| l.lifetime.ident.to_string())
+        .collect();
+    if names.is_empty() {
+        return ty.clone();
+    }
+    fn walk(tokens: TokenStream, names: &[String]) -> TokenStream {
+        let mut out = Vec::new();
+        let mut after_quote = false;
+        for t in tokens {
+            let t = match t {
+                proc_macro2::TokenTree::Ident(i)
+                    if after_quote && names.contains(&i.to_string()) =>
+                {
+                    proc_macro2::TokenTree::Ident(Ident::new("_", i.span()))
+                }
+                proc_macro2::TokenTree::Group(g) => {
+                    let mut inner = proc_macro2::Group::new(g.delimiter(), walk(g.stream(), names));
+                    inner.set_span(g.span());
+                    proc_macro2::TokenTree::Group(inner)
+                }
+                other => other,
+            };
+            after_quote = matches!(&t, proc_macro2::TokenTree::Punct(p) if p.as_char() == '\'');
+            out.push(t);
+        }
+        out.into_iter().collect()
+    }
+    syn::parse2(walk(quote!(#ty), &names)).unwrap_or_else(|_| ty.clone())
 }
 
 /// The function's `where` clause with `T: ad::Real` added for each type parameter.

@@ -199,7 +199,8 @@ impl Lower {
                             (Ident::new(&format!("__ad_arg{i}"), other.span()), false)
                         }
                     };
-                    let declared = by_ref.unwrap_or(&pt.ty).clone();
+                    let declared =
+                        crate::generics::elide_lifetimes(by_ref.unwrap_or(&pt.ty), &sig.generics);
                     let var = self.new_var(ident, Some(declared.clone()), mutable);
                     self.bind(var);
                     if by_ref.is_some() {
