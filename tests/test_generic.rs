@@ -487,6 +487,7 @@ fn conflicts_are_per_instantiation() {
 
 /// `sum x_i y_i`, with a lifetime parameter that a bound names: d/dx = y, d/dy = x.
 #[differentiable]
+#[allow(clippy::multiple_bound_locations)] // both places a bound can name the lifetime
 fn dot_with_lifetime<'a, T: Float + 'a>(x: &'a [T], y: &'a [T]) -> T
 where
     T: 'a,
