@@ -443,8 +443,8 @@ fn f32_break_and_continue() {
     }
 }
 
-/// A label on a loop is accepted (a labelled `break` or `continue` is not, see
-/// `ui-tests/labelled-break.rs`): unlabelled `break` and `continue` refer to the innermost loop.
+/// Labels on loops that no jump names: unlabelled `break` and `continue` refer to the innermost
+/// loop (labelled jumps: `tests/test_labels.rs`).
 #[allow(unused_labels)]
 #[differentiable]
 fn labelled(x: f64, n: i32) -> f64 {

@@ -1,11 +1,10 @@
 use ad::differentiable;
 
 #[differentiable]
-fn sign(x: f64) -> f64 {
-    match x {
-        0.0 => 0.0,
-        _ => 1.0,
-    }
+fn f(x: f64) -> f64 {
+    let y = async { x };
+    drop(y);
+    x
 }
 
 fn main() {}

@@ -189,10 +189,13 @@ pub fn check(func: &Func, act: &Activity, errors: &mut Vec<syn::Error>) {
     check_scrutinees(func, act, errors);
 }
 
-/// Errors for `match`es on values that carry a derivative: the choice of arm would depend on a
-/// float, which `if` with comparisons says more plainly.
+/// Errors for `match`es on values that carry a derivative whose patterns need a value without
+/// one: a derivative passes only through names, tuples and arrays.
 fn check_scrutinees(func: &Func, act: &Activity, errors: &mut Vec<syn::Error>) {
     for s in &func.scrutinees {
+        let Some(pattern) = &s.without_derivative else {
+            continue;
+        };
         if !act.value(s.value) {
             continue;
         }
@@ -210,8 +213,9 @@ fn check_scrutinees(func: &Func, act: &Activity, errors: &mut Vec<syn::Error>) {
         errors.push(syn::Error::new_spanned(
             &s.tokens,
             format!(
-                "#[differentiable] does not support a `match` on a value that carries a derivative; \
-                 write it with `if`/`else` and comparisons (`if x < 1.0 {{ .. }} else {{ .. }}`){integer_hint}"
+                "#[differentiable] does not support the pattern `{pattern}` on a value that carries a derivative: \
+                 a derivative passes only through names, tuples and arrays (`x`, `(a, b)`, `[a, b]`); \
+                 choose with `if`/`else` on the float itself (`if x > 0.0 {{ .. }} else {{ .. }}`){integer_hint}"
             ),
         ));
     }

@@ -393,7 +393,7 @@ pub struct Func {
     pub body: Block,
     pub values: Vec<ValueData>,
     pub vars: Vec<VarData>,
-    /// The scrutinees of the `match`es, lowered to `if`s: they must carry no derivative.
+    /// The scrutinees of the `match`es, lowered to `if`s, and what their patterns need of them.
     pub scrutinees: Vec<Scrutinee>,
 }
 
@@ -437,4 +437,7 @@ pub struct Scrutinee {
     pub value: Value,
     pub tokens: TokenStream,
     pub var: Option<Var>,
+    /// The first pattern that needs the value to carry no derivative: one that binds through
+    /// an enum, a struct or a reference, or compares with an integer.
+    pub without_derivative: Option<TokenStream>,
 }

@@ -18,6 +18,7 @@ mod expr;
 mod items;
 mod loops;
 mod macros;
+mod matching;
 mod names;
 mod operators;
 mod patterns;
@@ -38,16 +39,13 @@ pub struct Lower {
     /// Reads of variables whose value is not consumed yet: an assignment to the variable before
     /// their use makes them copy the old value.
     pending: Vec<(Value, Var)>,
-    /// How many loops enclose the code being lowered.
-    loop_depth: usize,
+    /// The loops (and labelled blocks) around the code being lowered, innermost last.
+    loops: Vec<control::LoopFrame>,
     /// Loop variables bound to elements by `for x in a.iter()`: `x` is a reference in the
     /// user's code and a value in the derivative, so `*x` reads `x`.
     element_vars: Vec<Var>,
     /// Hidden index variables made so far.
     hidden: u32,
-    /// The `loop`s being lowered, innermost last: the loop depth inside each, and the hidden
-    /// variable its `break value`s assign, once one is seen.
-    value_loops: Vec<(usize, Option<Var>)>,
     scrutinees: Vec<Scrutinee>,
     /// Names in the value namespace of the items declared inside the body (`const`, `fn`, `use`,
     /// tuple and unit structs): a variable of the function may not share one.
@@ -74,10 +72,9 @@ impl Lower {
             vars: Vec::new(),
             scopes: vec![HashMap::new()],
             pending: Vec::new(),
-            loop_depth: 0,
+            loops: Vec::new(),
             element_vars: Vec::new(),
             hidden: 0,
-            value_loops: Vec::new(),
             scrutinees: Vec::new(),
             item_names: Vec::new(),
             type_params: Vec::new(),
@@ -366,7 +363,10 @@ impl Lower {
                 out.push(Inst::Return { value: v });
             }
             Expr::ForLoop(f) => self.for_loop(f, out),
-            Expr::While(w) => self.while_loop(w, out),
+            Expr::While(w) => match &*w.cond {
+                Expr::Let(l) => self.while_let(w, l, out),
+                _ => self.while_loop(w, out),
+            },
             Expr::Break(b) => self.break_stmt(b, out),
             Expr::Continue(c) => self.continue_stmt(c, out),
             _ if maybe_unit(e) => {
@@ -381,6 +381,13 @@ impl Lower {
     /// An `if` or block whose value may be `()`.
     fn expr_maybe_unit(&mut self, e: &Expr, out: &mut Vec<Inst>) -> Option<Value> {
         match e {
+            Expr::If(i) if matches!(&*i.cond, Expr::Let(_)) => {
+                let Expr::Let(l) = &*i.cond else {
+                    unreachable!()
+                };
+                let els = i.else_branch.as_ref().map(|(_, e)| &**e);
+                self.if_let(l, &i.then_branch, els, i.span(), out)
+            }
             Expr::If(i) => {
                 let cond = self.condition(&i.cond, "if", out);
                 let then_block = self.block(&i.then_branch);
@@ -410,13 +417,8 @@ impl Lower {
                 });
                 result
             }
+            Expr::Block(b) if b.label.is_some() => self.labelled_block(b, out),
             Expr::Block(b) => {
-                if let Some(label) = &b.label {
-                    self.errors.push(err(
-                        label,
-                        "#[differentiable] does not support labelled blocks; use `if`/`else`",
-                    ));
-                }
                 let block = self.block(&b.block);
                 let result = block.result.map(|_| self.value(b.span()));
                 out.push(Inst::Block { out: result, block });
@@ -430,13 +432,23 @@ impl Lower {
 
     /// A condition: kept verbatim, since a `bool` has no derivative.
     fn condition(&mut self, cond: &Expr, construct: &str, out: &mut Vec<Inst>) -> Value {
-        if let Expr::Let(l) = cond {
+        if let Some(l) = let_in_chain(cond) {
             self.errors.push(err(
                 l,
-                format!("#[differentiable] does not support `{construct} let`; compare the value instead (`{construct} i < n`), or `match` on a value without a derivative"),
+                format!("#[differentiable] does not support `let` chains (`{construct} let .. && ..`); nest them: `{construct} let .. {{ if .. {{ .. }} }}`"),
             ));
         }
         self.verbatim(cond, out, None)
+    }
+}
+
+/// A `let` inside a condition made with `&&` or `||`.
+fn let_in_chain(cond: &Expr) -> Option<&syn::ExprLet> {
+    match cond {
+        Expr::Let(l) => Some(l),
+        Expr::Binary(b) => let_in_chain(&b.left).or_else(|| let_in_chain(&b.right)),
+        Expr::Paren(p) => let_in_chain(&p.expr),
+        _ => None,
     }
 }
 

@@ -5,8 +5,6 @@ use super::*;
 
 impl Lower {
     pub(super) fn for_loop(&mut self, f: &syn::ExprForLoop, out: &mut Vec<Inst>) {
-        // The label is dropped: only a labelled `break` or `continue` could use it, and those
-        // are rejected.
         match self.element_source(&f.expr) {
             Some(Ok(src)) => return self.element_loop(f, &src, out),
             Some(Err(e)) => {
@@ -54,9 +52,9 @@ impl Lower {
                 quote!(_)
             }
         };
-        self.loop_depth += 1;
+        self.enter_loop(f.label.as_ref(), false, false);
         let body = self.block(&f.body);
-        self.loop_depth -= 1;
+        let frame = self.leave_loop(out);
         self.scopes.pop();
         out.push(Inst::Loop {
             head: crate::ir::LoopHead::For {
@@ -70,6 +68,7 @@ impl Lower {
                 result: None,
             },
         });
+        self.after_loop(&frame, out);
     }
 
     /// `for x in a.iter()` and its kin: a loop over a hidden index, whose body starts by binding
@@ -94,9 +93,9 @@ impl Lower {
         self.bind(index);
         let mut insts = Vec::new();
         self.bind_elements(&f.pat, src, (index, &ident), &mut insts);
-        self.loop_depth += 1;
+        self.enter_loop(f.label.as_ref(), false, false);
         let body = self.block(&f.body);
-        self.loop_depth -= 1;
+        let frame = self.leave_loop(out);
         self.scopes.pop();
         insts.extend(body.insts);
         out.push(Inst::Loop {
@@ -111,16 +110,15 @@ impl Lower {
                 result: None,
             },
         });
+        self.after_loop(&frame, out);
     }
 
     pub(super) fn while_loop(&mut self, w: &syn::ExprWhile, out: &mut Vec<Inst>) {
-        // The label is dropped: only a labelled `break` or `continue` could use it, and those
-        // are rejected.
         let mut cond_insts = Vec::new();
         let cond = self.condition(&w.cond, "while", &mut cond_insts);
-        self.loop_depth += 1;
+        self.enter_loop(w.label.as_ref(), false, false);
         let body = self.block(&w.body);
-        self.loop_depth -= 1;
+        let frame = self.leave_loop(out);
         out.push(Inst::Loop {
             head: crate::ir::LoopHead::While {
                 cond_block: Block {
@@ -134,6 +132,7 @@ impl Lower {
                 result: None,
             },
         });
+        self.after_loop(&frame, out);
     }
 
     /// The variable `a` of `a.iter().sum()` (also with `.copied()` or `.cloned()`).

@@ -19,11 +19,8 @@ impl Lower {
             }
             return;
         };
-        if let Some((else_token, _)) = &init.diverge {
-            self.errors.push(err(
-                else_token,
-                "#[differentiable] does not support `let ... else`; use an `if` on the value",
-            ));
+        if let Some((_, els)) = &init.diverge {
+            self.let_else(&local.pat, &init.expr, els, out);
             return;
         }
         let (pat, ty) = split_type(&local.pat);

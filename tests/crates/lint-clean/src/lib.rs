@@ -295,3 +295,49 @@ mod tests {
         let _ = ad::grad(variance, (vec![1.0, 2.0, 4.0],));
     }
 }
+
+/// Patterns that bind, and labelled jumps: `match` on an `Option` with a guard on its binding,
+/// `if let`, `while let`, `let ... else`, a tuple pattern whose parts carry derivatives, and a
+/// labelled `break` with a value out of a nested loop.
+#[differentiable]
+#[must_use]
+pub fn patterns(x: f64, n: u32) -> f64 {
+    let mut steps = n.checked_sub(1);
+    let mut level = x;
+    while let Some(k) = steps {
+        level = level * 0.5 + 1.0;
+        steps = k.checked_sub(1);
+    }
+    let first = match steps {
+        Some(k) if k > 3 => level * f64::from(k),
+        Some(_) => level,
+        None => -level,
+    };
+    let Some(count) = n.checked_add(1) else {
+        return first;
+    };
+    let (low, high) = (first, level * f64::from(count));
+    let mut rounds = 0;
+    let found = 'outer: loop {
+        for i in 0..count {
+            if low * f64::from(i + rounds) > high {
+                break 'outer low;
+            }
+        }
+        rounds += 1;
+        if rounds > 2 {
+            break high;
+        }
+    };
+    let capped = 'cap: {
+        if found > 10.0 {
+            break 'cap 10.0;
+        }
+        found
+    };
+    if let Some(twice) = count.checked_mul(2) {
+        capped + f64::from(twice)
+    } else {
+        capped
+    }
+}
