@@ -267,3 +267,41 @@ fn let_else_binds_or_leaves() {
         }
     }
 }
+
+/// `let (a, b) = (b, a)` swaps (each name is bound to the element read before either is
+/// bound), and `let (xi, xi1) = (p[i], p[i + 1])` binds elements: their derivatives flow.
+#[differentiable]
+fn swapped(x: f64, y: f64, n: i32) -> f64 {
+    let (mut a, mut b) = (x, y * 2.0);
+    for _ in 0..n {
+        let (c, d) = (b, a);
+        (a, b) = (c * 0.5 + d.sin(), d);
+        (a, _) = (a + b, a);
+        (b, a) = (a, b);
+    }
+    let (p, q): (f64, f64) = (a, b);
+    p * q + a
+}
+
+fn swapped_d(x: D, y: D, n: i32) -> D {
+    let (mut a, mut b) = (x, y * 2.0);
+    for _ in 0..n {
+        let (c, d) = (b, a);
+        a = c * 0.5 + d.sin();
+        b = d;
+        a = a + b;
+        std::mem::swap(&mut a, &mut b);
+    }
+    a * b + a
+}
+
+#[test]
+fn tuple_lets_bind_each_element_read_before_any_binding() {
+    for n in 0..4 {
+        for x in grid(-1.5, 1.5, 7) {
+            for y in grid(-1.0, 2.0, 7) {
+                seen2!(swapped, swapped_d, x, y, n).check(&format!("swapped({x}, {y}, {n})"));
+            }
+        }
+    }
+}

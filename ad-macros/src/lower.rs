@@ -328,6 +328,7 @@ impl Lower {
                 let result = self.compound(b, lhs, rhs, out);
                 self.index_assign(var, ident, index, result, b.span(), out);
             }
+            Expr::Assign(a) if matches!(&*a.left, Expr::Tuple(_)) => self.tuple_assign(a, out),
             Expr::Assign(a) => {
                 let Some((var, ident)) = self.local_var(&a.left) else {
                     self.errors.push(err(&a.left, "#[differentiable] supports assignment to local variables only; bind the result with `let`"));

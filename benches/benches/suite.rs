@@ -615,7 +615,9 @@ fn main() {
 /// Generic functions at `f64` against the same source written for `f64`: Rosenbrock n = 1000
 /// and GMM d = 10 K = 25, both modes, interleaved in one process.
 fn generic(runs: usize, config: &Config) {
-    use ad_benches::problems::generic::{argmin_rosenbrock, gmm_objective_t, rosenbrock_t};
+    use ad_benches::problems::generic::{
+        argmin_rosenbrock, argmin_rosenbrock_loop, gmm_objective_t, rosenbrock_t,
+    };
     use ad_benches::problems::gmm::{Gmm, gmm_objective};
     use ad_benches::problems::rosenbrock::rosenbrock;
 
@@ -659,6 +661,15 @@ fn generic(runs: usize, config: &Config) {
                 .zip(&gm)
                 .all(|(p, q)| (p - q).abs() <= 1e-12 * q.abs().max(1.0)),
         "generic: argmin's Rosenbrock differs"
+    );
+    let (l, (gl,)) = ad::value_and_grad(argmin_rosenbrock_loop::<f64>, (&x[..],));
+    assert!(
+        (a - l).abs() <= 1e-12 * l.abs()
+            && ga
+                .iter()
+                .zip(&gl)
+                .all(|(p, q)| (p - q).abs() <= 1e-12 * q.abs().max(1.0)),
+        "generic: argmin's Rosenbrock as a loop differs"
     );
     let (m, gm) = ad::value_and_grad(gmm_objective, gmm_args(&g));
     let (t, gt) = ad::value_and_grad(gmm_objective_t::<f64>, gmm_args(&g));
@@ -718,6 +729,32 @@ fn generic(runs: usize, config: &Config) {
         Case::new("gmm jvp, generic", || {
             black_box(ad::jvp(gmm_objective_t::<f64>, gmm_args(&g), tangents));
         }),
+        Case::new("rosenbrock grad, argmin's math as a loop", || {
+            black_box(ad::value_and_grad(
+                argmin_rosenbrock_loop::<f64>,
+                (black_box(&x[..]),),
+            ));
+        }),
+        Case::new("rosenbrock grad, argmin's source (again)", || {
+            black_box(ad::value_and_grad(
+                argmin_rosenbrock::<f64>,
+                (black_box(&x[..]),),
+            ));
+        }),
+        Case::new("rosenbrock jvp, argmin's math as a loop", || {
+            black_box(ad::jvp(
+                argmin_rosenbrock_loop::<f64>,
+                (black_box(&x[..]),),
+                (&dx[..],),
+            ));
+        }),
+        Case::new("rosenbrock jvp, argmin's source (again)", || {
+            black_box(ad::jvp(
+                argmin_rosenbrock::<f64>,
+                (black_box(&x[..]),),
+                (&dx[..],),
+            ));
+        }),
     ];
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
     for _ in 0..runs {
@@ -743,6 +780,14 @@ fn generic(runs: usize, config: &Config) {
         ),
         ("GMM d = 10, K = 25", "gradient"),
         ("GMM d = 10, K = 25", "JVP"),
+        (
+            "Rosenbrock n = 1000, argmin's source against its math as an indexed loop",
+            "gradient",
+        ),
+        (
+            "Rosenbrock n = 1000, argmin's source against its math as an indexed loop",
+            "JVP",
+        ),
     ];
     for (k, (problem, mode)) in rows.iter().enumerate() {
         let (mono, generic) = (&times[2 * k], &times[2 * k + 1]);

@@ -93,4 +93,54 @@ impl Lower {
             value,
         });
     }
+
+    /// `(a, b) = (x, y);` and `(a, b) = t;`: every element is read before any variable is
+    /// assigned, then each variable gets its own.
+    pub(super) fn tuple_assign(&mut self, a: &syn::ExprAssign, out: &mut Vec<Inst>) {
+        let Expr::Tuple(targets) = &*a.left else {
+            unreachable!("checked by the caller")
+        };
+        let mut vars = Vec::new();
+        for t in &targets.elems {
+            match t {
+                Expr::Infer(_) => vars.push(None),
+                other => match self.local_var(other) {
+                    Some(v) => vars.push(Some(v)),
+                    None => {
+                        self.errors.push(err(other, "#[differentiable] supports destructuring assignment to local variables and `_` only; bind the result with `let`"));
+                        return;
+                    }
+                },
+            }
+        }
+        let values: Vec<Value> = match &*a.right {
+            Expr::Tuple(e) if e.elems.len() == vars.len() => {
+                e.elems.iter().map(|x| self.expr(x, out)).collect()
+            }
+            other => {
+                let whole = self.expr(other, out);
+                self.values[whole.0 as usize].needs_copy = true;
+                (0..vars.len())
+                    .map(|i| {
+                        let part = self.value(other.span());
+                        out.push(Inst::Field {
+                            out: part,
+                            a: whole,
+                            index: syn::Index {
+                                index: i as u32,
+                                span: other.span(),
+                            },
+                            element: false,
+                        });
+                        part
+                    })
+                    .collect()
+            }
+        };
+        for (target, value) in vars.into_iter().zip(values) {
+            if let Some((var, ident)) = target {
+                self.assign(var, ident, value, out);
+            }
+        }
+    }
 }

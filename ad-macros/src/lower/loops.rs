@@ -76,6 +76,14 @@ impl Lower {
     pub(super) fn element_loop(&mut self, f: &syn::ExprForLoop, src: &Source, out: &mut Vec<Inst>) {
         let mut reads = Vec::new();
         Self::source_vars(src, &mut reads);
+        // `x.iter().zip(x.iter().skip(1))` reads `x` once: each variable is named once, so that
+        // the reverse sweep can write the length again instead of keeping the trip count.
+        let mut seen = Vec::new();
+        reads.retain(|v| {
+            let first = !seen.contains(v);
+            seen.push(*v);
+            first
+        });
         let len = Self::source_len(src);
         let iter = self.value(f.expr.span());
         out.push(Inst::Opaque {
@@ -312,7 +320,15 @@ impl Lower {
             Source::Enumerate(inner) => Self::source_len(inner),
             Source::Zip(a, b) => {
                 let (la, lb) = (Self::source_len(a), Self::source_len(b));
-                quote!(::core::cmp::min(#la, #lb))
+                // Zipped with itself shifted (`x.iter().zip(x.iter().skip(1))`): the shorter is
+                // known, and the optimiser sees that every index is in bounds.
+                let (ta, tb) = (la.to_string(), lb.to_string());
+                match (Self::shortened(b), Self::shortened(a)) {
+                    _ if ta == tb => la,
+                    (Some(base), _) if Self::source_len(base).to_string() == ta => lb,
+                    (_, Some(base)) if Self::source_len(base).to_string() == tb => la,
+                    _ => quote!(::core::cmp::min(#la, #lb)),
+                }
             }
             Source::Skip(inner, k, _) => {
                 let len = Self::source_len(inner);
@@ -329,6 +345,16 @@ impl Lower {
                 let len = Self::source_len(inner);
                 quote!(usize::div_ceil(#len, #k))
             }
+        }
+    }
+
+    /// The source that `src` skips elements of (`base.skip(k)`, also `base.skip(k).take(m)`):
+    /// `src` is no longer than it.
+    fn shortened(src: &Source) -> Option<&Source> {
+        match src {
+            Source::Skip(inner, ..) => Some(inner),
+            Source::Take(inner, ..) => Self::shortened(inner).or(Some(inner)),
+            _ => None,
         }
     }
 

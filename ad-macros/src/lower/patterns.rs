@@ -24,6 +24,12 @@ impl Lower {
             return;
         }
         let (pat, ty) = split_type(&local.pat);
+        if let Some(binds) = self.tuple_of_parts(pat, ty, &init.expr, out) {
+            for var in binds {
+                self.bind(var);
+            }
+            return;
+        }
         let value = match ty.and_then(|ty| self.typed_into(&init.expr, ty, out)) {
             Some(v) => v,
             None => self.expr(&init.expr, out),
@@ -33,6 +39,55 @@ impl Lower {
         for var in binds {
             self.bind(var);
         }
+    }
+
+    /// `let (a, b) = (x, y);`: each name bound to its element, evaluated in order before any is
+    /// bound, with no tuple between them, so that the reverse sweep sees the elements
+    /// themselves (and can compute `param[i]` again instead of keeping the tuple).
+    fn tuple_of_parts(
+        &mut self,
+        pat: &Pat,
+        ty: Option<&Type>,
+        init: &Expr,
+        out: &mut Vec<Inst>,
+    ) -> Option<Vec<Var>> {
+        let (Pat::Tuple(t), Expr::Tuple(e)) = (pat, init) else {
+            return None;
+        };
+        if t.elems.len() != e.elems.len() || t.elems.iter().any(|p| matches!(p, Pat::Rest(_))) {
+            return None;
+        }
+        let elem_types: Option<Vec<Type>> = match ty {
+            Some(Type::Tuple(tt)) if tt.elems.len() == t.elems.len() => {
+                Some(tt.elems.iter().cloned().collect())
+            }
+            Some(_) => return None,
+            None => None,
+        };
+        let values: Vec<Value> = e
+            .elems
+            .iter()
+            .enumerate()
+            .map(|(i, x)| {
+                let typed = elem_types.as_ref().map(|v| &v[i]);
+                match typed.and_then(|ty| self.typed_into(x, ty, out)) {
+                    Some(v) => v,
+                    None => self.expr(x, out),
+                }
+            })
+            .collect();
+        // `let (a, b) = (b, a);`: a read must not see the name bound before it.
+        if values.len() > 1 {
+            for v in &values {
+                self.values[v.0 as usize].needs_copy = true;
+            }
+        }
+        let mut binds = Vec::new();
+        for (i, (p, v)) in t.elems.iter().zip(values).enumerate() {
+            let elem_ty = elem_types.as_ref().map(|v| v[i].clone());
+            self.pattern(p, elem_ty, v, out, &mut binds);
+        }
+        Some(binds)
     }
 
     pub(super) fn pattern(

@@ -133,3 +133,33 @@ where
         .map(|(&xi, &xi1)| (a - xi).powi(2) + b * (xi1 - xi.powi(2)).powi(2))
         .sum()
 }
+
+/// argmin's `rosenbrock` with the same arithmetic as [`argmin_rosenbrock`] (`powi(2)`, `a` and
+/// `b` passed to a callee as arguments, so the callee computes their adjoints too), its chain
+/// written as the indexed loop a careful person writes: what the chain's lowering is measured
+/// against.
+#[differentiable]
+pub fn argmin_rosenbrock_loop<T>(param: &[T]) -> T
+where
+    T: Float + FromPrimitive + AddAssign,
+{
+    argmin_rosenbrock_ab_loop(
+        param,
+        T::from_f64(1.0).unwrap(),
+        T::from_f64(100.0).unwrap(),
+    )
+}
+
+/// [`argmin_rosenbrock_ab`] as an indexed loop.
+#[differentiable]
+pub fn argmin_rosenbrock_ab_loop<T>(param: &[T], a: T, b: T) -> T
+where
+    T: Float + FromPrimitive + AddAssign,
+{
+    let mut s = T::zero();
+    for i in 0..param.len() - 1 {
+        let (xi, xi1) = (param[i], param[i + 1]);
+        s += (a - xi).powi(2) + b * (xi1 - xi.powi(2)).powi(2);
+    }
+    s
+}
