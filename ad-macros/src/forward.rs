@@ -341,12 +341,15 @@ impl<'a> Forward<'a> {
                 args,
                 span,
                 parens,
+                borrowed,
             } => {
+                let lent = |a: Value| args.iter().zip(borrowed).any(|(x, b)| *x == a && *b);
                 let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
                 if !self.active(*out) {
                     let call =
                         crate::lower::plain_call(&self.literals, callee, parens, args, &|a| {
-                            self.p(a, al)
+                            let p = self.p(a, al);
+                            if lent(a) { quote!(&#p) } else { p }
                         });
                     return self.def(*out, call, None);
                 }
@@ -363,9 +366,22 @@ impl<'a> Forward<'a> {
                         }
                     })
                     .collect();
+                // A local `Vec` or array is lent as a slice, with its tangent.
+                let mut pargs = pargs;
+                for (k, a) in args.iter().enumerate() {
+                    if borrowed[k] {
+                        let p = &pargs[k];
+                        targs[k] = if self.active(*a) {
+                            let t = &targs[k];
+                            quote!(&(#t)[..])
+                        } else {
+                            quote!(#krate::__private::zero_shadow(&&(#p)[..]))
+                        };
+                        pargs[k] = quote!(&(#p)[..]);
+                    }
+                }
                 // A `&mut [T]` output passed on is lent to the callee, with its tangents.
                 let slices = &self.slices;
-                let mut pargs = pargs;
                 for (k, a) in args.iter().enumerate() {
                     if let Some((var, true)) = slices.get(&a.0) {
                         let (p, t) = (&pargs[k], &targs[k]);

@@ -100,6 +100,10 @@ pub enum Inst {
         /// The span of the parentheses, so that a call without derivative can be written again
         /// exactly as the user wrote it (a mistake in it is then reported once).
         parens: proc_macro2::extra::DelimSpan,
+        /// Per argument: a local `Vec` or array passed as a shared slice (`&v`, `&v[..]`). The
+        /// argument's value is the variable; the derivatives lend it (and its tangent) as
+        /// `&v[..]`, and give its adjoint from a buffer of its own.
+        borrowed: Vec<bool>,
     },
     /// `a as ty`, or with `via` a conversion written as a call: `T::from(a).unwrap()`.
     Cast {

@@ -231,24 +231,29 @@ impl Lower {
             }
         }
         // A slice parameter may be passed on whole: the callee gets it with its tangent or
-        // adjoint buffer.
-        let args = c
-            .args
-            .iter()
-            .map(|a| match self.local_var(a) {
-                Some((var, ident))
-                    if self.vars[var.0 as usize]
+        // adjoint buffer. A local `Vec` or array is lent as a slice (`&v`, `&v[..]`).
+        let mut borrowed = Vec::new();
+        let mut args = Vec::new();
+        for a in &c.args {
+            let lent = self.lent_local(a);
+            borrowed.push(lent.is_some());
+            let whole = lent.or_else(|| {
+                self.local_var(a).filter(|(var, _)| {
+                    self.vars[var.0 as usize]
                         .ty
                         .as_ref()
-                        .is_some_and(|t| slice_of(t).is_some()) =>
-                {
+                        .is_some_and(|t| slice_of(t).is_some())
+                })
+            });
+            args.push(match whole {
+                Some((var, ident)) => {
                     let v = self.value(a.span());
                     out.push(Inst::Read { out: v, var, ident });
                     v
                 }
-                _ => self.expr(a, out),
-            })
-            .collect();
+                None => self.expr(a, out),
+            });
+        }
         let v = self.value(c.span());
         out.push(Inst::Call {
             out: v,
@@ -256,11 +261,36 @@ impl Lower {
             args,
             span: c.span(),
             parens: c.paren_token.span,
+            borrowed,
         });
         v
     }
-}
 
+    /// `&v` or `&v[..]` of a local variable that is not a slice: a `Vec` or an array lent to
+    /// the callee as a shared slice.
+    fn lent_local(&mut self, a: &Expr) -> Option<(Var, Ident)> {
+        let Expr::Reference(r) = a else {
+            return None;
+        };
+        if r.mutability.is_some() {
+            return None;
+        }
+        let inner = match &*r.expr {
+            Expr::Index(ix) if matches!(&*ix.index, Expr::Range(rg) if rg.start.is_none() && rg.end.is_none()) => {
+                &*ix.expr
+            }
+            other => other,
+        };
+        let (var, ident) = self.local_var(inner)?;
+        let data = &self.vars[var.0 as usize];
+        let not_lendable = data.known_inactive
+            || self.array_refs.contains(&var)
+            || data.ty.as_ref().is_some_and(|t| {
+                slice_of(t).is_some() || const_of(t).is_some() || is_float_type(t)
+            });
+        (!not_lendable).then_some((var, ident))
+    }
+}
 /// The range of a slicing `a[i..j]` at the root of a chain of method calls.
 fn sliced(e: &Expr) -> Option<&syn::ExprRange> {
     match e {

@@ -163,6 +163,16 @@ impl Lower {
     pub(super) fn element_source(&mut self, e: &Expr) -> Option<Result<Source, syn::Error>> {
         match e {
             Expr::Paren(p) => self.element_source(&p.expr),
+            // `for x in v` with `v: &[T]` a shared slice parameter: its elements by reference.
+            Expr::Path(_) => {
+                let (var, ident) = self.local_var(e)?;
+                let shared_slice = self.vars[var.0 as usize]
+                    .ty
+                    .as_ref()
+                    .and_then(slice_of)
+                    .is_some_and(|(mutable, _)| !mutable);
+                shared_slice.then(|| Ok(Source::Elems(var, ident)))
+            }
             Expr::Reference(r) if r.mutability.is_none() => {
                 if let Some(src) = self.range_of_elements(&r.expr) {
                     return Some(Ok(src));

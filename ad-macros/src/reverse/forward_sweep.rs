@@ -222,12 +222,15 @@ impl<'a> Reverse<'a> {
                 args,
                 span,
                 parens,
+                borrowed,
             } => {
+                let lent = |a: Value| args.iter().zip(borrowed).any(|(x, b)| *x == a && *b);
                 let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
                 if !self.active(*out) {
                     let call =
                         crate::lower::plain_call(&self.literals, callee, parens, args, &|a| {
-                            self.p(a, al)
+                            let p = self.p(a, al);
+                            if lent(a) { quote!(&#p) } else { p }
                         });
                     return Self::def(*out, call);
                 }
@@ -252,6 +255,11 @@ impl<'a> Reverse<'a> {
                         Some((var, true)) if self.lent_twice(args, *var) => quote!(&*#p),
                         Some((_, true)) => quote!(#krate::__private::lend(&mut *#p)),
                         Some((_, false)) => p.clone(),
+                        // A local lent as a slice: kept as a copy, for the reverse sweep.
+                        None if borrowed[i] => {
+                            kept_args.push(quote!(::core::clone::Clone::clone(&#p)));
+                            quote!(&(#p)[..])
+                        }
                         None => {
                             if again.is_none_or(|g| g[i].is_none()) {
                                 kept_args.push(quote!(::core::clone::Clone::clone(&#p)));

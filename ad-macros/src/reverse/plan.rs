@@ -419,14 +419,20 @@ impl<'a> Reverse<'a> {
             })
         };
         for inst in &insts {
-            if let Inst::Call { out, args, .. } = inst
+            if let Inst::Call {
+                out,
+                args,
+                borrowed,
+                ..
+            } = inst
                 && self.active(*out)
             {
                 let again: Vec<Option<TokenStream>> = args
                     .iter()
-                    .map(|a| match defs.get(&a.0) {
+                    .zip(borrowed)
+                    .map(|(a, lent)| match defs.get(&a.0) {
                         Some(Src::Inline(t))
-                            if !self.slice_reads.contains_key(&a.0) && copied_read(*a) =>
+                            if !lent && !self.slice_reads.contains_key(&a.0) && copied_read(*a) =>
                         {
                             Some(t.clone())
                         }

@@ -353,6 +353,7 @@ impl<'a> Reverse<'a> {
                 callee,
                 args,
                 span,
+                borrowed,
                 ..
             } => {
                 if !self.active(*out) {
@@ -360,6 +361,9 @@ impl<'a> Reverse<'a> {
                 }
                 let pop = self.pop_record(*out);
                 let b = b_ident(*out);
+                // A local lent as a slice gets its adjoint in a buffer of its own shape.
+                let lent_buffer = |i: usize| hyg(&format!("__lent{i}"));
+                let mut pre = TokenStream::new();
                 // No adjoint: the callee's records are only popped.
                 let adjoint = if self.contributed.contains(&out.0) {
                     quote!(#krate::__private::take(&mut #b))
@@ -369,10 +373,17 @@ impl<'a> Reverse<'a> {
                 let bars = hyg("__bars");
                 let mut body = TokenStream::new();
                 for (i, a) in args.iter().enumerate() {
+                    if borrowed[i] {
+                        let buffer = lent_buffer(i);
+                        body.extend(self.acc(*a, quote!(#buffer)));
+                        continue;
+                    }
                     let idx = syn::Index::from(i);
                     body.extend(self.acc(*a, quote!(#bars.#idx)));
                 }
-                let backward = if args.iter().any(|a| self.slice_reads.contains_key(&a.0)) {
+                let backward = if args.iter().any(|a| self.slice_reads.contains_key(&a.0))
+                    || borrowed.contains(&true)
+                {
                     // The arguments again, the slices with their adjoint buffers (an output as
                     // the copy taken at the call); a slice passed twice gets a second buffer,
                     // added to its own after the call.
@@ -408,6 +419,16 @@ impl<'a> Reverse<'a> {
                                     seen.push(*var);
                                     buffers.push(quote!(&mut *#bar));
                                 }
+                            }
+                            None if borrowed[i] => {
+                                let idx = syn::Index::from(k);
+                                k += 1;
+                                let buffer = lent_buffer(i);
+                                pre.extend(
+                                    quote!(let mut #buffer = #krate::__private::zero(&#r.0.#idx);),
+                                );
+                                call_args.push(quote!(&#r.0.#idx[..]));
+                                buffers.push(quote!(&mut #buffer[..]));
                             }
                             None => {
                                 match again.and_then(|g| g[i].as_ref()) {
@@ -476,6 +497,7 @@ impl<'a> Reverse<'a> {
                 };
                 quote! {
                     let #r = #pop;
+                    #pre
                     let #bars = #backward;
                     #body
                 }

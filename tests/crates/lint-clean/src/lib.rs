@@ -341,3 +341,23 @@ pub fn patterns(x: f64, n: u32) -> f64 {
         capped
     }
 }
+
+/// The squared norm of a slice: called with locals lent to it.
+#[differentiable]
+#[must_use]
+pub fn norm2(v: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for x in v {
+        s += x * x;
+    }
+    s
+}
+
+/// Locals lent as slices: a `Vec` and an array.
+#[differentiable]
+#[must_use]
+pub fn lent(x: f64, y: f64) -> f64 {
+    let v = vec![x, y, x * y];
+    let a = [y; 3];
+    norm2(&v) + norm2(&a[..])
+}
