@@ -161,3 +161,75 @@ fn a_local_lent_in_each_iteration_of_a_loop() {
         }
     }
 }
+
+/// Parts of a slice parameter and of a local (`&w[..n]`, `&w[n..2 * n]`, `&h[1..=2]`, `&h[n..]`)
+/// passed on, the parameter's parts also twice in one call.
+#[differentiable]
+fn parts(w: &[f64], x: &[f64]) -> f64 {
+    let n = x.len();
+    let a = dot(&w[..n], x);
+    let b = dot(&w[n..2 * n], x);
+    let mut h = vec![0.0; 2 * n];
+    for i in 0..n {
+        h[i] = (w[i] * a).tanh();
+        h[n + i] = w[n + i] * b;
+    }
+    let c = dot(&h[0..n], &h[n..]);
+    let d = dot(&h[1..=2], &w[2 * n..2 * n + 2]);
+    h[0] = 5.0;
+    let e = dot(&w[..2], &w[1..3]);
+    c + d * a + norm2(&w[..=1]) + e * h[0]
+}
+
+fn parts_d(w: &[D], x: &[D]) -> D {
+    let n = x.len();
+    let a = dot_d(&w[..n], x);
+    let b = dot_d(&w[n..2 * n], x);
+    let mut h = vec![D::from(0.0); 2 * n];
+    for i in 0..n {
+        h[i] = (w[i] * a).tanh();
+        h[n + i] = w[n + i] * b;
+    }
+    let c = dot_d(&h[0..n], &h[n..]);
+    let d = dot_d(&h[1..=2], &w[2 * n..2 * n + 2]);
+    h[0] = D::from(5.0);
+    let e = dot_d(&w[..2], &w[1..3]);
+    c + d * a + norm2_d(&w[..=1]) + e * h[0]
+}
+
+#[test]
+fn parts_of_parameters_and_locals_passed_on() {
+    let x = [0.5, -0.3, 0.8];
+    let w: Vec<f64> = (0..8).map(|i| 0.1 * i as f64 - 0.35).collect();
+    let value = parts(&w, &x);
+    let (gv, (gw, gx)) = ad::value_and_grad(parts, (&w[..], &x[..]));
+    let (_, pullback) = ad::vjp(parts, (&w[..], &x[..]));
+    let (pw, px) = pullback(1.0);
+    assert_eq!(gv.to_bits(), value.to_bits());
+    for k in 0..11 {
+        let seed = |i: usize| if i == k { 1.0 } else { 0.0 };
+        let ws: Vec<D> = (0..8).map(|i| D::new(w[i], seed(i))).collect();
+        let xs: Vec<D> = (0..3).map(|i| D::new(x[i], seed(8 + i))).collect();
+        let want = parts_d(&ws, &xs);
+        assert!(close(want.re, value, TOL));
+        let dw: Vec<f64> = (0..8).map(seed).collect();
+        let dx: Vec<f64> = (0..3).map(|i| seed(8 + i)).collect();
+        let (_, t) = ad::jvp(parts, (&w[..], &x[..]), (&dw[..], &dx[..]));
+        let (g, p) = if k < 8 {
+            (gw[k], pw[k])
+        } else {
+            (gx[k - 8], px[k - 8])
+        };
+        assert!(
+            close(t, want.eps, TOL),
+            "jvp along {k}: {t}, oracle {}",
+            want.eps
+        );
+        assert!(
+            close(g, want.eps, TOL),
+            "grad {k}: {g}, oracle {}",
+            want.eps
+        );
+        assert!(close(p, want.eps, TOL), "vjp {k}: {p}, oracle {}", want.eps);
+    }
+}

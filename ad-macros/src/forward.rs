@@ -341,15 +341,22 @@ impl<'a> Forward<'a> {
                 args,
                 span,
                 parens,
-                borrowed,
+                lent,
             } => {
-                let lent = |a: Value| args.iter().zip(borrowed).any(|(x, b)| *x == a && *b);
+                // The slice a lent argument stands for, over `base` (its value or tangent).
+                let slice_of = |k: usize, base: TokenStream| match lent[k] {
+                    crate::ir::Lent::No => base,
+                    how => {
+                        let index = how.index(&mut |b| self.p(b, al));
+                        quote!(&(#base)#index)
+                    }
+                };
                 let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
                 if !self.active(*out) {
                     let call =
                         crate::lower::plain_call(&self.literals, callee, parens, args, &|a| {
-                            let p = self.p(a, al);
-                            if lent(a) { quote!(&#p) } else { p }
+                            let k = args.iter().position(|x| *x == a).expect("an argument");
+                            slice_of(k, self.p(a, al))
                         });
                     return self.def(*out, call, None);
                 }
@@ -369,15 +376,14 @@ impl<'a> Forward<'a> {
                 // A local `Vec` or array is lent as a slice, with its tangent.
                 let mut pargs = pargs;
                 for (k, a) in args.iter().enumerate() {
-                    if borrowed[k] {
-                        let p = &pargs[k];
+                    if lent[k] != crate::ir::Lent::No {
+                        pargs[k] = slice_of(k, pargs[k].clone());
                         targs[k] = if self.active(*a) {
-                            let t = &targs[k];
-                            quote!(&(#t)[..])
+                            slice_of(k, targs[k].clone())
                         } else {
-                            quote!(#krate::__private::zero_shadow(&&(#p)[..]))
+                            let p = &pargs[k];
+                            quote!(#krate::__private::zero_shadow(&#p))
                         };
-                        pargs[k] = quote!(&(#p)[..]);
                     }
                 }
                 // A `&mut [T]` output passed on is lent to the callee, with its tangents.

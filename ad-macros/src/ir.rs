@@ -100,10 +100,9 @@ pub enum Inst {
         /// The span of the parentheses, so that a call without derivative can be written again
         /// exactly as the user wrote it (a mistake in it is then reported once).
         parens: proc_macro2::extra::DelimSpan,
-        /// Per argument: a local `Vec` or array passed as a shared slice (`&v`, `&v[..]`). The
-        /// argument's value is the variable; the derivatives lend it (and its tangent) as
-        /// `&v[..]`, and give its adjoint from a buffer of its own.
-        borrowed: Vec<bool>,
+        /// Per argument: how it is lent, if it is a slice made at the call (the argument's value
+        /// is then a read of the whole variable).
+        lent: Vec<Lent>,
     },
     /// `a as ty`, or with `via` a conversion written as a call: `T::from(a).unwrap()`.
     Cast {
@@ -201,6 +200,55 @@ pub enum Inst {
         /// An item (`fn`, `const`, `type`, ...) rather than a statement.
         item: bool,
     },
+}
+
+/// How a call's argument lends a variable as a shared slice.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Lent {
+    /// Passed as it is: a value, or a slice parameter whole.
+    No,
+    /// A local `Vec` or array whole (`&v`, `&v[..]`): the derivatives lend it (and its tangent)
+    /// as `&v[..]`, and give its adjoint from a buffer of its own shape.
+    Whole,
+    /// A range of a local `Vec` or array, or of a shared slice parameter (`&v[a..b]`): the
+    /// bounds are values without a derivative, kept for the reverse sweep.
+    Part {
+        start: Option<Value>,
+        end: Option<Value>,
+        inclusive: bool,
+    },
+}
+
+impl Lent {
+    /// The bounds that a `Part` has.
+    pub fn bounds(self) -> Vec<Value> {
+        match self {
+            Lent::Part { start, end, .. } => start.into_iter().chain(end).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// `[a..b]` with the bounds written as `bound` gives them (in the order of `bounds`), or
+    /// `[..]` for `Whole`, nothing for `No`.
+    pub fn index(self, bound: &mut dyn FnMut(Value) -> TokenStream) -> TokenStream {
+        match self {
+            Lent::No => TokenStream::new(),
+            Lent::Whole => quote::quote!([..]),
+            Lent::Part {
+                start,
+                end,
+                inclusive,
+            } => {
+                let s = start.map(&mut *bound);
+                let e = end.map(&mut *bound);
+                if inclusive {
+                    quote::quote!([#s..=#e])
+                } else {
+                    quote::quote!([#s..#e])
+                }
+            }
+        }
+    }
 }
 
 /// The length of a `[elem; len]` (a constant expression, kept as tokens) or of a
@@ -312,7 +360,11 @@ impl Inst {
             Inst::Method { recv, args, .. } => {
                 std::iter::once(*recv).chain(args.iter().copied()).collect()
             }
-            Inst::Call { args, .. } => args.clone(),
+            Inst::Call { args, lent, .. } => args
+                .iter()
+                .copied()
+                .chain(lent.iter().flat_map(|l| l.bounds()))
+                .collect(),
             Inst::Tuple { elems, .. } | Inst::Array { elems, .. } => elems.clone(),
             Inst::Let { init: Some(v), .. }
             | Inst::Assign { value: v, .. }

@@ -1,6 +1,7 @@
 //! Lowering of calls: float methods, `.len()`, `.iter().sum()`, and calls of functions.
 
 use super::*;
+use crate::ir::Lent;
 
 /// The associated functions that convert a number to a float type (`NumCast::from` and
 /// `FromPrimitive`'s), each returning an `Option`.
@@ -232,12 +233,12 @@ impl Lower {
         }
         // A slice parameter may be passed on whole: the callee gets it with its tangent or
         // adjoint buffer. A local `Vec` or array is lent as a slice (`&v`, `&v[..]`).
-        let mut borrowed = Vec::new();
+        let mut lent = Vec::new();
         let mut args = Vec::new();
         for a in &c.args {
-            let lent = self.lent_local(a);
-            borrowed.push(lent.is_some());
-            let whole = lent.or_else(|| {
+            let taken = self.lent_arg(a, out);
+            lent.push(taken.as_ref().map_or(Lent::No, |(_, _, l)| *l));
+            let whole = taken.map(|(var, ident, _)| (var, ident)).or_else(|| {
                 self.local_var(a).filter(|(var, _)| {
                     self.vars[var.0 as usize]
                         .ty
@@ -261,36 +262,60 @@ impl Lower {
             args,
             span: c.span(),
             parens: c.paren_token.span,
-            borrowed,
+            lent,
         });
         v
     }
 
-    /// `&v` or `&v[..]` of a local variable that is not a slice: a `Vec` or an array lent to
-    /// the callee as a shared slice.
-    fn lent_local(&mut self, a: &Expr) -> Option<(Var, Ident)> {
+    /// A slice made at the call: `&v`, `&v[..]` or `&v[a..b]` of a local `Vec` or array, or
+    /// `&x[a..b]` (also `&x[..]`, `&x`) of a shared slice parameter; the variable and how it is
+    /// lent (with the bounds lowered into `out`).
+    fn lent_arg(&mut self, a: &Expr, out: &mut Vec<Inst>) -> Option<(Var, Ident, Lent)> {
         let Expr::Reference(r) = a else {
             return None;
         };
         if r.mutability.is_some() {
             return None;
         }
-        let inner = match &*r.expr {
-            Expr::Index(ix) if matches!(&*ix.index, Expr::Range(rg) if rg.start.is_none() && rg.end.is_none()) => {
-                &*ix.expr
-            }
-            other => other,
+        let (base, range) = match &*r.expr {
+            Expr::Index(ix) => match &*ix.index {
+                Expr::Range(rg) => (&*ix.expr, Some(rg)),
+                _ => return None,
+            },
+            other => (other, None),
         };
-        let (var, ident) = self.local_var(inner)?;
+        let (var, ident) = self.local_var(base)?;
         let data = &self.vars[var.0 as usize];
-        let not_lendable = data.known_inactive
+        let shared_slice = data
+            .ty
+            .as_ref()
+            .and_then(slice_of)
+            .is_some_and(|(mutable, _)| !mutable);
+        let local = !(data.known_inactive
             || self.array_refs.contains(&var)
             || data.ty.as_ref().is_some_and(|t| {
                 slice_of(t).is_some() || const_of(t).is_some() || is_float_type(t)
-            });
-        (!not_lendable).then_some((var, ident))
+            }));
+        let whole = range.is_none_or(|rg| rg.start.is_none() && rg.end.is_none());
+        let how = match (whole, shared_slice, local) {
+            (true, true, _) => Lent::No,
+            (true, false, true) => Lent::Whole,
+            (false, true, _) | (false, false, true) => {
+                let rg = range.expect("not whole");
+                let start = rg.start.as_ref().map(|s| self.expr(s, out));
+                let end = rg.end.as_ref().map(|e| self.expr(e, out));
+                Lent::Part {
+                    start,
+                    end,
+                    inclusive: matches!(rg.limits, syn::RangeLimits::Closed(_)),
+                }
+            }
+            _ => return None,
+        };
+        Some((var, ident, how))
     }
 }
+
 /// The range of a slicing `a[i..j]` at the root of a chain of method calls.
 fn sliced(e: &Expr) -> Option<&syn::ExprRange> {
     match e {

@@ -222,15 +222,22 @@ impl<'a> Reverse<'a> {
                 args,
                 span,
                 parens,
-                borrowed,
+                lent,
             } => {
-                let lent = |a: Value| args.iter().zip(borrowed).any(|(x, b)| *x == a && *b);
+                // The slice a lent argument stands for, over `base`.
+                let slice_of = |k: usize, base: &TokenStream| match lent[k] {
+                    crate::ir::Lent::No => base.clone(),
+                    how => {
+                        let index = how.index(&mut |b| self.p(b, al));
+                        quote!(&(#base)#index)
+                    }
+                };
                 let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
                 if !self.active(*out) {
                     let call =
                         crate::lower::plain_call(&self.literals, callee, parens, args, &|a| {
-                            let p = self.p(a, al);
-                            if lent(a) { quote!(&#p) } else { p }
+                            let k = args.iter().position(|x| *x == a).expect("an argument");
+                            slice_of(k, &self.p(a, al))
                         });
                     return Self::def(*out, call);
                 }
@@ -251,14 +258,21 @@ impl<'a> Reverse<'a> {
                 let mut call_args = Vec::new();
                 let again = self.call_args.get(&out.0);
                 for (i, (a, p)) in args.iter().zip(&pargs).enumerate() {
+                    // A part of a slice: its bounds are kept, after what the argument keeps.
+                    let bounds: Vec<TokenStream> =
+                        lent[i].bounds().iter().map(|b| self.p(*b, al)).collect();
                     call_args.push(match self.slice_reads.get(&a.0) {
                         Some((var, true)) if self.lent_twice(args, *var) => quote!(&*#p),
                         Some((_, true)) => quote!(#krate::__private::lend(&mut *#p)),
-                        Some((_, false)) => p.clone(),
+                        Some((_, false)) => {
+                            kept_args.extend(bounds);
+                            slice_of(i, p)
+                        }
                         // A local lent as a slice: kept as a copy, for the reverse sweep.
-                        None if borrowed[i] => {
+                        None if lent[i] != crate::ir::Lent::No => {
                             kept_args.push(quote!(::core::clone::Clone::clone(&#p)));
-                            quote!(&(#p)[..])
+                            kept_args.extend(bounds);
+                            slice_of(i, p)
                         }
                         None => {
                             if again.is_none_or(|g| g[i].is_none()) {

@@ -420,19 +420,18 @@ impl<'a> Reverse<'a> {
         };
         for inst in &insts {
             if let Inst::Call {
-                out,
-                args,
-                borrowed,
-                ..
+                out, args, lent, ..
             } = inst
                 && self.active(*out)
             {
                 let again: Vec<Option<TokenStream>> = args
                     .iter()
-                    .zip(borrowed)
+                    .zip(lent)
                     .map(|(a, lent)| match defs.get(&a.0) {
                         Some(Src::Inline(t))
-                            if !lent && !self.slice_reads.contains_key(&a.0) && copied_read(*a) =>
+                            if *lent == crate::ir::Lent::No
+                                && !self.slice_reads.contains_key(&a.0)
+                                && copied_read(*a) =>
                         {
                             Some(t.clone())
                         }

@@ -353,12 +353,13 @@ impl<'a> Reverse<'a> {
                 callee,
                 args,
                 span,
-                borrowed,
+                lent,
                 ..
             } => {
                 if !self.active(*out) {
                     return TokenStream::new();
                 }
+                use crate::ir::Lent;
                 let pop = self.pop_record(*out);
                 let b = b_ident(*out);
                 // A local lent as a slice gets its adjoint in a buffer of its own shape.
@@ -373,7 +374,7 @@ impl<'a> Reverse<'a> {
                 let bars = hyg("__bars");
                 let mut body = TokenStream::new();
                 for (i, a) in args.iter().enumerate() {
-                    if borrowed[i] {
+                    if lent[i] != Lent::No && !self.slice_reads.contains_key(&a.0) {
                         let buffer = lent_buffer(i);
                         body.extend(self.acc(*a, quote!(#buffer)));
                         continue;
@@ -382,7 +383,7 @@ impl<'a> Reverse<'a> {
                     body.extend(self.acc(*a, quote!(#bars.#idx)));
                 }
                 let backward = if args.iter().any(|a| self.slice_reads.contains_key(&a.0))
-                    || borrowed.contains(&true)
+                    || lent.iter().any(|l| *l != Lent::No)
                 {
                     // The arguments again, the slices with their adjoint buffers (an output as
                     // the copy taken at the call); a slice passed twice gets a second buffer,
@@ -397,15 +398,25 @@ impl<'a> Reverse<'a> {
                     }
                     let mut k = copied.len();
                     let again = self.call_args.get(&out.0);
+                    // The bounds of a part, from the record, after what its argument keeps.
+                    let part = |k: &mut usize, how: Lent| -> TokenStream {
+                        how.index(&mut |_| {
+                            let idx = syn::Index::from(*k);
+                            *k += 1;
+                            quote!(#r.0.#idx)
+                        })
+                    };
                     for (i, a) in args.iter().enumerate() {
                         match self.slice_reads.get(&a.0) {
                             Some((var, mutable)) => {
                                 let ident = &self.func.vars[var.0 as usize].ident;
                                 let copy = hyg(&format!("__copy{}", var.0));
+                                let range = part(&mut k, lent[i]);
                                 call_args.push(match mutable {
                                     true if self.lent_twice(args, *var) => quote!(&#copy[..]),
                                     true => quote!(#krate::__private::lend(&mut #copy[..])),
-                                    false => quote!(#ident),
+                                    false if range.is_empty() => quote!(#ident),
+                                    false => quote!(&#ident #range),
                                 });
                                 let bar = bar_ident(*var);
                                 if seen.contains(var) {
@@ -414,21 +425,30 @@ impl<'a> Reverse<'a> {
                                     merge.push(
                                         quote!(#krate::__private::add_into(&mut *#bar, &#tmp);),
                                     );
-                                    buffers.push(quote!(&mut #tmp[..]));
+                                    buffers.push(if range.is_empty() {
+                                        quote!(&mut #tmp[..])
+                                    } else {
+                                        quote!(&mut #tmp #range)
+                                    });
                                 } else {
                                     seen.push(*var);
-                                    buffers.push(quote!(&mut *#bar));
+                                    buffers.push(if range.is_empty() {
+                                        quote!(&mut *#bar)
+                                    } else {
+                                        quote!(&mut #bar #range)
+                                    });
                                 }
                             }
-                            None if borrowed[i] => {
+                            None if lent[i] != Lent::No => {
                                 let idx = syn::Index::from(k);
                                 k += 1;
+                                let range = part(&mut k, lent[i]);
                                 let buffer = lent_buffer(i);
                                 pre.extend(
                                     quote!(let mut #buffer = #krate::__private::zero(&#r.0.#idx);),
                                 );
-                                call_args.push(quote!(&#r.0.#idx[..]));
-                                buffers.push(quote!(&mut #buffer[..]));
+                                call_args.push(quote!(&#r.0.#idx #range));
+                                buffers.push(quote!(&mut #buffer #range));
                             }
                             None => {
                                 match again.and_then(|g| g[i].as_ref()) {
