@@ -3,7 +3,8 @@ use ad::differentiable;
 #[differentiable]
 fn f(w: &[f64]) -> f64 {
     let v = w;
-    v[0] * 2.0
+    let total = v;
+    total[0] * 2.0
 }
 
 fn main() {}

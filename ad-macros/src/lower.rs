@@ -23,6 +23,7 @@ mod names;
 mod operators;
 mod patterns;
 mod verbatim;
+mod views;
 mod written;
 
 use control::breaks_out;
@@ -56,6 +57,8 @@ pub struct Lower {
     array_refs: Vec<Var>,
     /// The path of the `ad` crate, for the helpers that lowered code calls.
     krate: TokenStream,
+    /// Slices bound by `let` (`let row = &m[a..b];`), by the variable of their name.
+    views: HashMap<u32, views::View>,
     /// The closures bound by `let`, by name: inlined where they are called.
     closures: HashMap<String, closures::Closure>,
     pub errors: Vec<syn::Error>,
@@ -81,6 +84,7 @@ impl Lower {
             array_refs: Vec::new(),
             krate,
             closures: HashMap::new(),
+            views: HashMap::new(),
             errors: Vec::new(),
         }
     }
@@ -304,6 +308,9 @@ impl Lower {
                 let Expr::Index(ix) = &*a.left else {
                     unreachable!()
                 };
+                if self.assigns_through_view(ix) {
+                    return;
+                }
                 let Some((var, ident, index)) = self.index_target(ix, out) else {
                     return;
                 };
@@ -314,6 +321,9 @@ impl Lower {
                 let Expr::Index(ix) = &*b.left else {
                     unreachable!()
                 };
+                if self.assigns_through_view(ix) {
+                    return;
+                }
                 let Some((var, ident, index)) = self.index_target(ix, out) else {
                     return;
                 };

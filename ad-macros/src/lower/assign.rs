@@ -65,8 +65,25 @@ impl Lower {
             self.errors.push(err(&ix.expr, "#[differentiable] supports indexing a variable only (a parameter or a `let`); bind the value first: `let row = ...; row[i]`"));
             return None;
         };
+        if let Some(view) = self.view_of(var) {
+            return Some(self.view_index(&view, &ix.index, out));
+        }
         let index = self.expr(&ix.index, out);
         Some((var, ident, index))
+    }
+
+    /// An assignment `row[j] = ..` through a slice bound by `let`: an error (a shared slice
+    /// cannot be written).
+    pub(super) fn assigns_through_view(&mut self, ix: &syn::ExprIndex) -> bool {
+        let Some((var, ident)) = self.local_var(&ix.expr) else {
+            return false;
+        };
+        let Some(view) = self.view_of(var) else {
+            return false;
+        };
+        let base = &view.base_ident;
+        self.errors.push(err(ix, format!("#[differentiable]: `{ident}` is a shared slice of `{base}` and cannot be written; write `{base}` itself (`{base}[start + j] = ..`)")));
+        true
     }
 
     pub(super) fn index_assign(

@@ -271,6 +271,21 @@ impl Lower {
     /// `&x[a..b]` (also `&x[..]`, `&x`) of a shared slice parameter; the variable and how it is
     /// lent (with the bounds lowered into `out`).
     fn lent_arg(&mut self, a: &Expr, out: &mut Vec<Inst>) -> Option<(Var, Ident, Lent)> {
+        // A slice bound by `let`: `f(row)`, also `f(&row)`, `f(&row[..])`.
+        let named = match a {
+            Expr::Reference(r) if r.mutability.is_none() => match &*r.expr {
+                Expr::Index(ix) if matches!(&*ix.index, Expr::Range(rg) if rg.start.is_none() && rg.end.is_none()) => {
+                    &*ix.expr
+                }
+                other => other,
+            },
+            other => other,
+        };
+        if let Some((var, _)) = self.local_var(named)
+            && let Some(view) = self.view_of(var)
+        {
+            return Some(self.view_lent(&view, a.span(), out));
+        }
         let Expr::Reference(r) = a else {
             return None;
         };

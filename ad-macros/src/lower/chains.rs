@@ -84,7 +84,8 @@ impl Lower {
                     c.inputs.iter().for_each(|p| pattern_names(p, &mut bound));
                 }
             }
-            let recv = self.strip_element_derefs(m.receiver.to_token_stream(), &bound);
+            let recv =
+                self.strip_element_derefs(self.expand_views(m.receiver.to_token_stream()), &bound);
             let tokens = quote!(#krate::__private::#empty(&(#recv)));
             let reads = self.reads_of(&tokens);
             let v = self.value(m.span());

@@ -20,6 +20,11 @@ impl Lower {
                     && let Some(ident) = p.path.get_ident()
                     && let Some(var) = self.lookup(&ident.to_string())
                 {
+                    if let Some(view) = self.view_of(var) {
+                        let base = &view.base_ident;
+                        self.errors.push(err(p, format!("#[differentiable] cannot use `{ident}`, a slice of `{base}` bound by `let`, as a whole value here: index it (`{ident}[j]`), loop over it (`for x in {ident}.iter()`), take `{ident}.len()`, or pass it on as an argument of a call (`f({ident})`)")));
+                        return self.dummy(out, p.span());
+                    }
                     if self.vars[var.0 as usize]
                         .ty
                         .as_ref()

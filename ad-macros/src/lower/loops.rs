@@ -143,12 +143,22 @@ impl Lower {
         self.after_loop(&frame, out);
     }
 
+    /// The elements of a variable, or of the range a view stands for.
+    fn elements(&mut self, var: Var, ident: Ident) -> Source {
+        match self.view_of(var) {
+            Some(view) => self.view_elements(&view),
+            None => Source::Elems(var, ident),
+        }
+    }
+
     /// The variable `a` of `a.iter().sum()` (also with `.copied()` or `.cloned()`).
     pub(super) fn summed_var(&mut self, recv: &Expr) -> Option<(Var, Ident)> {
         match recv {
             Expr::MethodCall(m) if m.args.is_empty() && m.turbofish.is_none() => {
                 match m.method.to_string().as_str() {
-                    "iter" | "into_iter" => self.local_var(&m.receiver),
+                    "iter" | "into_iter" => self
+                        .local_var(&m.receiver)
+                        .filter(|(var, _)| self.view_of(*var).is_none()),
                     "copied" | "cloned" => self.summed_var(&m.receiver),
                     _ => None,
                 }
@@ -166,6 +176,9 @@ impl Lower {
             // `for x in v` with `v: &[T]` a shared slice parameter: its elements by reference.
             Expr::Path(_) => {
                 let (var, ident) = self.local_var(e)?;
+                if let Some(view) = self.view_of(var) {
+                    return Some(Ok(self.view_elements(&view)));
+                }
                 let shared_slice = self.vars[var.0 as usize]
                     .ty
                     .as_ref()
@@ -178,7 +191,7 @@ impl Lower {
                     return Some(Ok(src));
                 }
                 let (var, ident) = self.local_var(&r.expr)?;
-                Some(Ok(Source::Elems(var, ident)))
+                Some(Ok(self.elements(var, ident)))
             }
             Expr::MethodCall(m) => {
                 let name = m.method.to_string();
@@ -188,12 +201,12 @@ impl Lower {
                             return Some(Ok(src));
                         }
                         let (var, ident) = self.local_var(&m.receiver)?;
-                        Some(Ok(Source::Elems(var, ident)))
+                        Some(Ok(self.elements(var, ident)))
                     }
                     ("copied" | "cloned", 0) => self.element_source(&m.receiver),
                     ("into_iter", 0) => {
                         let (var, ident) = self.local_var(&m.receiver)?;
-                        Some(Ok(Source::Elems(var, ident)))
+                        Some(Ok(self.elements(var, ident)))
                     }
                     ("rev", 0) => Some(
                         self.element_source(&m.receiver)?
@@ -286,7 +299,7 @@ impl Lower {
     }
 
     /// `a op b` on indices, written so that the reverse sweep can compute it again.
-    fn index_arith(
+    pub(super) fn index_arith(
         &mut self,
         op: crate::ir::Arith,
         a: Value,

@@ -19,9 +19,10 @@ impl Lower {
             self.errors.push(err(mac, "#[differentiable] does not support `thread_local!` inside the function: the derivative would get a second, separate copy; declare it outside the function"));
             return;
         }
-        let reads = self.reads_of(&mac.tokens);
+        let tokens = self.expand_views(tokens);
+        let reads = self.reads_of(&tokens);
         if READ_ONLY_MACROS.contains(&name.as_str()) {
-            let may_write = may_write(&mac.tokens);
+            let may_write = may_write(&tokens);
             self.mark_pending(&reads, may_write);
             out.push(Inst::Verbatim {
                 tokens,

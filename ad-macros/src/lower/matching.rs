@@ -256,7 +256,7 @@ impl Lower {
                 quote!(::core::matches!(#s, #pat))
             }
             Some(guard) => {
-                let guard_tokens = guard.to_token_stream();
+                let guard_tokens = self.expand_views(guard.to_token_stream());
                 if let Some(bad) = find_control(&guard_tokens) {
                     self.errors.push(syn::Error::new(bad.span(), format!("#[differentiable] does not support `{bad}` inside a guard; move it into the arm's body")));
                 }
@@ -274,7 +274,7 @@ impl Lower {
                 writes = may_write(&guard_tokens);
                 self.mark_pending(&reads, writes);
                 let pat = rebind(pat, &|n| used.iter().any(|u| u == n), false);
-                quote!(match #s { #pat if #guard => true, _ => false })
+                quote!(match #s { #pat if #guard_tokens => true, _ => false })
             }
         };
         let v = self.value(pat.span());

@@ -24,6 +24,9 @@ impl Lower {
             return;
         }
         let (pat, ty) = split_type(&local.pat);
+        if self.view_binding(pat, ty, &init.expr, out).is_some() {
+            return;
+        }
         if let Some(binds) = self.tuple_of_parts(pat, ty, &init.expr, out) {
             for var in binds {
                 self.bind(var);

@@ -11,7 +11,7 @@ impl Lower {
         out: &mut Vec<Inst>,
         only_inactive: Option<Unsupported>,
     ) -> Value {
-        let tokens = e.to_token_stream();
+        let tokens = self.expand_views(e.to_token_stream());
         if let Some(bad) = find_control(&tokens) {
             self.errors.push(syn::Error::new(bad.span(), format!("#[differentiable] does not support `{bad}` inside this expression; move it into its own statement")));
         }

@@ -1,0 +1,304 @@
+//! Slices bound by `let`: `let row = &m[i * n..(i + 1) * n];` of a shared slice parameter or a
+//! local `Vec` or array.
+//!
+//! A view is not a variable of the derivative: its bounds are (hidden `usize` variables made
+//! once, where the `let` is), and every use of the view is lowered as a use of the variable it
+//! views. `row[j]` reads `m[start + j]` (after checking `j` against the view's length, as the
+//! slice would), `row.iter()` and `for x in row` loop over that range of `m`, `f(row)` lends
+//! `&m[start..end]`, and code kept as written (`row.len()`, a range `0..row.len()`, an
+//! `assert!`) sees `(&m[start..end])`. Anything else (assigning through the view, returning it)
+//! is a compile error that says what to write.
+
+use super::*;
+use crate::ir::Lent;
+
+/// What a view stands for.
+#[derive(Clone)]
+pub(super) struct View {
+    pub(super) base: Var,
+    pub(super) base_ident: Ident,
+    pub(super) start: (Var, Ident),
+    pub(super) end: (Var, Ident),
+}
+
+impl Lower {
+    /// `let name = &base[range];`: binds `name` as a view, if `base` can be viewed. `None`
+    /// (nothing lowered) otherwise.
+    pub(super) fn view_binding(
+        &mut self,
+        pat: &Pat,
+        ty: Option<&Type>,
+        init: &Expr,
+        out: &mut Vec<Inst>,
+    ) -> Option<()> {
+        let Pat::Ident(p) = pat else { return None };
+        if p.by_ref.is_some() || p.subpat.is_some() {
+            return None;
+        }
+        // `let v = w;` of a shared slice parameter, or `let row = &m[..];`.
+        let sliced = match init {
+            Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+            Expr::Path(_) => {
+                let (var, _) = self.local_var(init)?;
+                let shared = self.vars[var.0 as usize]
+                    .ty
+                    .as_ref()
+                    .and_then(slice_of)
+                    .is_some_and(|(mutable, _)| !mutable);
+                if !shared {
+                    return None;
+                }
+                init
+            }
+            _ => return None,
+        };
+        let (base_expr, range) = match sliced {
+            Expr::Index(ix) => match &*ix.index {
+                Expr::Range(rg) => (&*ix.expr, Some(rg)),
+                _ => return None,
+            },
+            other => (other, None),
+        };
+        let (base, base_ident) = self.local_var(base_expr)?;
+        if !self.viewable(base) {
+            return None;
+        }
+        if self.views.contains_key(&base.0) {
+            // A view of a view: the macro would have to add the bounds; not done yet.
+            return None;
+        }
+        let _ = ty;
+        let n = self.hidden;
+        self.hidden += 1;
+        let usize_ty: Type = syn::parse_quote!(usize);
+        let start_value = match range.and_then(|rg| rg.start.as_ref()) {
+            Some(s) => self.expr(s, out),
+            None => {
+                let v = self.value(init.span());
+                out.push(Inst::Const {
+                    out: v,
+                    tokens: quote!(0usize),
+                });
+                v
+            }
+        };
+        let start = self.hidden_usize(&format!("__ad_view_start{n}"), &usize_ty, start_value, out);
+        let end_value = match range.and_then(|rg| rg.end.as_ref().map(|e| (rg, e))) {
+            Some((rg, e)) => {
+                let v = self.expr(e, out);
+                if matches!(rg.limits, syn::RangeLimits::Closed(_)) {
+                    let one = self.value(init.span());
+                    out.push(Inst::Const {
+                        out: one,
+                        tokens: quote!(1usize),
+                    });
+                    self.index_arith(crate::ir::Arith::Add, v, one, out)
+                } else {
+                    v
+                }
+            }
+            None => {
+                let v = self.value(init.span());
+                out.push(Inst::Opaque {
+                    out: v,
+                    tokens: quote!(#base_ident.len()),
+                    reads: vec![base],
+                    may_write: false,
+                    only_inactive: None,
+                });
+                v
+            }
+        };
+        let end = self.hidden_usize(&format!("__ad_view_end{n}"), &usize_ty, end_value, out);
+        // The slicing itself, for its bounds check: it panics where the user's would.
+        let (s, e) = (&start.1, &end.1);
+        out.push(Inst::Verbatim {
+            tokens: quote!(let _ = &#base_ident[#s..#e];),
+            reads: vec![base, start.0, end.0],
+            may_write: false,
+            item: false,
+        });
+        let var = self.new_var(p.ident.clone(), None, false);
+        self.views.insert(
+            var.0,
+            View {
+                base,
+                base_ident,
+                start,
+                end,
+            },
+        );
+        self.bind(var);
+        Some(())
+    }
+
+    /// A shared slice parameter, or a local `Vec` or array.
+    fn viewable(&self, var: Var) -> bool {
+        let data = &self.vars[var.0 as usize];
+        match data.ty.as_ref().and_then(slice_of) {
+            Some((mutable, _)) => !mutable,
+            None => {
+                !(data.known_inactive
+                    || self.array_refs.contains(&var)
+                    || data
+                        .ty
+                        .as_ref()
+                        .is_some_and(|t| const_of(t).is_some() || is_float_type(t)))
+            }
+        }
+    }
+
+    fn hidden_usize(
+        &mut self,
+        name: &str,
+        ty: &Type,
+        init: Value,
+        out: &mut Vec<Inst>,
+    ) -> (Var, Ident) {
+        let ident = Ident::new(name, Span::mixed_site());
+        let var = self.new_var(ident.clone(), Some(ty.clone()), false);
+        out.push(Inst::Let {
+            var,
+            init: Some(init),
+        });
+        self.bind(var);
+        (var, ident)
+    }
+
+    /// The view a variable is, if it is one.
+    pub(super) fn view_of(&self, var: Var) -> Option<View> {
+        self.views.get(&var.0).cloned()
+    }
+
+    /// `row[j]` of a view: the viewed variable and the index `start + j`, after a check of `j`
+    /// against the view's length.
+    pub(super) fn view_index(
+        &mut self,
+        view: &View,
+        index: &Expr,
+        out: &mut Vec<Inst>,
+    ) -> (Var, Ident, Value) {
+        let j = self.expr(index, out);
+        let n = self.hidden;
+        self.hidden += 1;
+        let usize_ty: Type = syn::parse_quote!(usize);
+        let (jv, ji) = self.hidden_usize(&format!("__ad_view_at{n}"), &usize_ty, j, out);
+        let (s, e) = (&view.start.1, &view.end.1);
+        out.push(Inst::Verbatim {
+            tokens: quote!(::core::assert!(#ji < #e - #s, "index out of bounds: the len is {} but the index is {}", #e - #s, #ji);),
+            reads: vec![jv, view.start.0, view.end.0],
+            may_write: false,
+            item: false,
+        });
+        let j = self.value(index.span());
+        out.push(Inst::Read {
+            out: j,
+            var: jv,
+            ident: ji,
+        });
+        let start = self.value(index.span());
+        out.push(Inst::Read {
+            out: start,
+            var: view.start.0,
+            ident: view.start.1.clone(),
+        });
+        let at = self.index_arith(crate::ir::Arith::Add, start, j, out);
+        (view.base, view.base_ident.clone(), at)
+    }
+
+    /// A view passed on to a call: the viewed variable, lent as the range.
+    pub(super) fn view_lent(
+        &mut self,
+        view: &View,
+        span: Span,
+        out: &mut Vec<Inst>,
+    ) -> (Var, Ident, Lent) {
+        let mut read = |this: &mut Self, (var, ident): &(Var, Ident)| {
+            let v = this.value(span);
+            out.push(Inst::Read {
+                out: v,
+                var: *var,
+                ident: ident.clone(),
+            });
+            v
+        };
+        let start = read(self, &view.start);
+        let end = read(self, &view.end);
+        (
+            view.base,
+            view.base_ident.clone(),
+            Lent::Part {
+                start: Some(start),
+                end: Some(end),
+                inclusive: false,
+            },
+        )
+    }
+
+    /// The elements of a view, as a loop's source: `base[start..end]`.
+    pub(super) fn view_elements(&mut self, view: &View) -> super::loops::Source {
+        let (base, ident) = (view.base, view.base_ident.clone());
+        let (s, e) = (&view.start.1, &view.end.1);
+        super::loops::Source::Take(
+            Box::new(super::loops::Source::Skip(
+                Box::new(super::loops::Source::Elems(base, ident)),
+                quote!((#s)),
+                vec![view.start.0],
+            )),
+            quote!((#e - #s)),
+            vec![view.start.0, view.end.0],
+        )
+    }
+
+    /// Tokens kept as written, with each view written as the slice it stands for.
+    pub(super) fn expand_views(&self, tokens: TokenStream) -> TokenStream {
+        if self.views.is_empty() {
+            return tokens;
+        }
+        let tts: Vec<TokenTree> = tokens.into_iter().collect();
+        // After a lone `.` (not the second of `..`): a field or method name.
+        let dot = |j: Option<usize>| matches!(j.map(|j| &tts[j]), Some(TokenTree::Punct(p)) if p.as_char() == '.');
+        let joint_dot = |j: Option<usize>| {
+            matches!(j.map(|j| &tts[j]), Some(TokenTree::Punct(p))
+                if p.as_char() == '.' && p.spacing() == proc_macro2::Spacing::Joint)
+        };
+        let after_dot = |i: usize| {
+            let prev = i.checked_sub(1);
+            dot(prev) && !joint_dot(prev.and_then(|j| j.checked_sub(1)))
+        };
+        tts.iter()
+            .enumerate()
+            .map(|(i, tt)| match tt {
+                // A field, method or macro of that name is not the view.
+                TokenTree::Ident(_)
+                    if after_dot(i)
+                        || matches!(tts.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!') =>
+                {
+                    tt.clone()
+                }
+                TokenTree::Ident(id) => match self
+                    .lookup(&id.to_string())
+                    .and_then(|v| self.views.get(&v.0))
+                {
+                    Some(view) => {
+                        let (b, s, e) = (&view.base_ident, &view.start.1, &view.end.1);
+                        let mut g = proc_macro2::Group::new(
+                            proc_macro2::Delimiter::Parenthesis,
+                            quote!(&#b[#s..#e]),
+                        );
+                        g.set_span(id.span());
+                        TokenTree::Group(g)
+                    }
+                    None => tt.clone(),
+                },
+                TokenTree::Group(g) => {
+                    let mut inner =
+                        proc_macro2::Group::new(g.delimiter(), self.expand_views(g.stream()));
+                    inner.set_span(g.span());
+                    TokenTree::Group(inner)
+                }
+                other => other.clone(),
+            })
+            .collect()
+    }
+}
