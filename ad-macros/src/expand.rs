@@ -248,9 +248,11 @@ pub fn call_site(
     span: Span,
     method: &str,
     args: TokenStream,
-    callee: &TokenStream,
-    site: Option<&Ident>,
+    (callee, site, partial): (&TokenStream, Option<&Ident>, Option<&Partial>),
 ) -> TokenStream {
+    if let Some(partial) = partial {
+        return partial.call(krate, span, method, args);
+    }
     let local = Ident::new("__AD_SITE", Span::mixed_site());
     let krate_here = respan(krate, span);
     let method_ident = Ident::new(method, span);
@@ -328,6 +330,139 @@ pub fn call_site(
             }
         }
         _ => unreachable!("a generated call of an unknown shape: {method}"),
+    }
+}
+
+/// A call with function items among its arguments (`rk4(field, y0, p)`), seen as the partial
+/// application of the callee to them (`|y0, p| rk4(field, y0, p)`). The callee cannot be in the
+/// registry (its instantiations are over function item types, which its macro cannot name), so
+/// the call runs the callee's generated derivatives, from the module of the callee's name that
+/// `#[differentiable]` gives a function with function parameters, with the function items in
+/// place and the other arguments under the conventions of `ad::Function`.
+pub struct Partial {
+    /// The callee's path as written.
+    pub callee: TokenStream,
+    /// Per argument of the call: the function item's path, if it is one.
+    pub functions: Vec<Option<TokenStream>>,
+}
+
+impl Partial {
+    fn param(k: usize) -> Ident {
+        Ident::new(&format!("__ad_p{k}"), Span::mixed_site())
+    }
+
+    fn tangent(k: usize) -> Ident {
+        Ident::new(&format!("__ad_d{k}"), Span::mixed_site())
+    }
+
+    /// The callee's derivative of one mode, in the module of its name, without generic
+    /// arguments (rustc infers them from the function items).
+    fn derivative(&self, prefix: &str) -> TokenStream {
+        let Ok(mut path) = syn::parse2::<syn::Path>(self.callee.clone()) else {
+            return self.callee.clone();
+        };
+        for seg in path.segments.iter_mut() {
+            seg.arguments = syn::PathArguments::None;
+        }
+        let last = path.segments.last().expect("a path").ident.clone();
+        let name = Ident::new(
+            &format!("{prefix}{}", syn::ext::IdentExt::unraw(&last)),
+            last.span(),
+        );
+        quote!(#path::#name)
+    }
+
+    /// The arguments of the callee or of one of its derivatives: the function items in place,
+    /// the partial application's own parameters (`per` each) between them.
+    fn full_args(&self, per: &dyn Fn(usize) -> TokenStream) -> Vec<TokenStream> {
+        let mut k = 0;
+        self.functions
+            .iter()
+            .map(|f| match f {
+                Some(path) => path.clone(),
+                None => {
+                    k += 1;
+                    per(k - 1)
+                }
+            })
+            .collect()
+    }
+
+    /// The partial application a call stands for, if function items are among its arguments
+    /// (`written` gives an argument's tokens).
+    pub fn of(
+        callee: &TokenStream,
+        args: &[crate::ir::Value],
+        functions: &[bool],
+        written: &dyn Fn(crate::ir::Value) -> TokenStream,
+    ) -> Option<Partial> {
+        functions.contains(&true).then(|| Partial {
+            callee: callee.clone(),
+            functions: args
+                .iter()
+                .zip(functions)
+                .map(|(a, f)| f.then(|| written(*a)))
+                .collect(),
+        })
+    }
+
+    fn arity(&self) -> usize {
+        self.functions.iter().filter(|f| f.is_none()).count()
+    }
+
+    fn call(
+        &self,
+        krate: &TokenStream,
+        span: Span,
+        method: &str,
+        args: TokenStream,
+    ) -> TokenStream {
+        let n = self.arity();
+        let params: Vec<Ident> = (0..n).map(Self::param).collect();
+        let callee = &self.callee;
+        let full = self.full_args(&|k| {
+            let p = Self::param(k);
+            quote!(#p)
+        });
+        let closure = quote!(|#(#params),*| #callee(#(#full),*));
+        let private = quote_spanned!(span=> #krate::__private);
+        match (method, split_commas(args).as_slice()) {
+            ("__forward", [values, tangents]) => {
+                let derivative = self.derivative("__ad_forward_");
+                let pairs: Vec<TokenStream> = (0..n)
+                    .map(|k| {
+                        let (p, d) = (Self::param(k), Self::tangent(k));
+                        quote!(#p, #d)
+                    })
+                    .collect();
+                let with = self.full_args(&|k| {
+                    let (p, d) = (Self::param(k), Self::tangent(k));
+                    quote!(#p, #d)
+                });
+                quote!({
+                    let __ad_tangents = #tangents;
+                    let __ad_args = #values;
+                    #private::forward_with(#closure, |#(#pairs),*| #derivative(#(#with),*), __ad_args, __ad_tangents)
+                })
+            }
+            (method, rest) => {
+                let derivative = self.derivative("__ad_reverse_");
+                let rule = quote!(|#(#params,)* __ad_t, __ad_a, __ad_j, __ad_o| #derivative(#(#full,)* __ad_t, __ad_a, __ad_j, __ad_o));
+                match (method, rest) {
+                    ("__augmented", [tape, values]) => {
+                        quote!(#private::augmented_with(#closure, #rule, #tape, #values))
+                    }
+                    ("__backward", [tape, record, adjoint]) => quote!({
+                        let __ad_record = #record;
+                        #private::backward_with(#closure, #rule, #tape, __ad_record.0, __ad_record.1, #adjoint)
+                    }),
+                    ("__backward_into", [tape, values, buffers, value, adjoint]) => quote! {
+                        #private::backward_into_with(#closure, #rule, #tape, #values, #buffers, #value, #adjoint)
+                    },
+                    _ => unreachable!("a generated call of an unknown shape: {method}"),
+                }
+            }
+        }
     }
 }
 
@@ -477,6 +612,35 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
         .collect();
 
     let fit_items = (!fwd.callees.is_empty()).then(|| fit_items(krate));
+
+    // A function with function parameters cannot be registered (its instantiations are over
+    // function item types): its derivatives live in a module of its name, where its callers'
+    // derivatives call them with the function items in place (`Partial`).
+    if ir.params.iter().any(|p| p.function) {
+        let vis = &func.vis;
+        let public = |item: &TokenStream| -> TokenStream {
+            match syn::parse2::<ItemFn>(item.clone()) {
+                Ok(mut f) => {
+                    f.vis = syn::parse_quote!(pub);
+                    quote!(#f)
+                }
+                Err(e) => e.to_compile_error(),
+            }
+        };
+        let (jvp, vjp) = (public(&jvp), public(&vjp));
+        return Ok(quote! {
+            #func
+
+            #[doc(hidden)]
+            #[allow(non_snake_case, unused_imports, clippy::all, clippy::pedantic)]
+            #vis mod #name {
+                use super::*;
+                #fit_items
+                #jvp
+                #vjp
+            }
+        });
+    }
 
     Ok(quote! {
         #func

@@ -112,6 +112,11 @@ impl<'a> Forward<'a> {
             let ident = &var.ident;
             let ty = &p.ty;
             let m = var.mutable.then(|| quote!(mut));
+            if p.function {
+                // A function: no tangent.
+                params.push(quote!(#m #ident: #ty));
+                continue;
+            }
             if p.by_ref {
                 params.push(quote!(#ident: &#ty));
                 reslices.push(quote!(let #m #ident: #ty = ::core::clone::Clone::clone(#ident);));
@@ -141,7 +146,7 @@ impl<'a> Forward<'a> {
         let checks: Vec<TokenStream> = func
             .params
             .iter()
-            .filter(|p| func.vars[p.var.0 as usize].known_inactive)
+            .filter(|p| func.vars[p.var.0 as usize].known_inactive && !p.function)
             .map(|p| self.assert_no_derivative(&p.ty))
             .collect();
         let mut al = Aliases::default();
@@ -342,6 +347,7 @@ impl<'a> Forward<'a> {
                 span,
                 parens,
                 lent,
+                functions,
             } => {
                 // The slice a lent argument stands for, over `base` (its value or tangent).
                 let slice_of = |k: usize, base: TokenStream| match lent[k] {
@@ -407,10 +413,25 @@ impl<'a> Forward<'a> {
                         };
                     }
                 }
-                self.callees.push(CalleeSite {
-                    callee: callee.clone(),
-                    span: *span,
-                });
+                let partial =
+                    crate::expand::Partial::of(callee, args, functions, &|a| self.p(a, al));
+                if partial.is_some() {
+                    // The function items are in place in the callee's derivative.
+                    let keep = |k: &usize| !functions[*k];
+                    pargs = (0..args.len())
+                        .filter(keep)
+                        .map(|k| pargs[k].clone())
+                        .collect();
+                    targs = (0..args.len())
+                        .filter(keep)
+                        .map(|k| targs[k].clone())
+                        .collect();
+                } else {
+                    self.callees.push(CalleeSite {
+                        callee: callee.clone(),
+                        span: *span,
+                    });
+                }
                 let v = hyg(format!("__v{}", out.0));
                 let d = hyg(format!("__d{}", out.0));
                 let call = crate::expand::call_site(
@@ -419,8 +440,7 @@ impl<'a> Forward<'a> {
                     *span,
                     "__forward",
                     quote!((#(#pargs,)*), (#(#targs,)*)),
-                    callee,
-                    None,
+                    (callee, None, partial.as_ref()),
                 );
                 quote!(let (#v, #d) = #call;)
             }

@@ -20,6 +20,46 @@ pub fn derivative_generics(
     (quote!(#impl_generics), where_with_real(&generics, krate))
 }
 
+/// The type parameters bound by `Fn`, `FnMut` or `FnOnce` (inline or in the `where` clause):
+/// those of function arguments, which have no derivative of their own.
+pub fn function_params(generics: &syn::Generics) -> Vec<String> {
+    let is_fn = |b: &syn::TypeParamBound| {
+        matches!(b, syn::TypeParamBound::Trait(t)
+            if t.path.segments.last().is_some_and(|s| matches!(s.ident.to_string().as_str(), "Fn" | "FnMut" | "FnOnce")))
+    };
+    let mut names: Vec<String> = generics
+        .type_params()
+        .filter(|t| t.bounds.iter().any(is_fn))
+        .map(|t| t.ident.to_string())
+        .collect();
+    if let Some(w) = &generics.where_clause {
+        for p in &w.predicates {
+            if let syn::WherePredicate::Type(t) = p
+                && t.bounds.iter().any(is_fn)
+                && let syn::Type::Path(tp) = &t.bounded_ty
+                && let Some(ident) = tp.path.get_ident()
+            {
+                names.push(ident.to_string());
+            }
+        }
+    }
+    names
+}
+
+/// Whether a parameter's type is a function: a type parameter of [`function_params`] or a
+/// function pointer type `fn(..) -> ..`.
+pub fn is_function_type(ty: &syn::Type, function_params: &[String]) -> bool {
+    match ty {
+        syn::Type::FnPtr(_) => true,
+        syn::Type::Paren(p) => is_function_type(&p.elem, function_params),
+        syn::Type::Path(p) if p.qself.is_none() => p
+            .path
+            .get_ident()
+            .is_some_and(|i| function_params.contains(&i.to_string())),
+        _ => false,
+    }
+}
+
 /// `generics` without its lifetime parameters and the bounds that name them.
 fn without_lifetimes(generics: &syn::Generics) -> syn::Generics {
     let mut out = generics.clone();
@@ -104,9 +144,15 @@ fn where_with_real(generics: &syn::Generics, krate: &TokenStream) -> TokenStream
         .as_ref()
         .map(|w| w.predicates.iter().map(|p| quote!(#p)).collect())
         .unwrap_or_default();
+    let functions = function_params(generics);
     for t in generics.type_params() {
         let ident = &t.ident;
-        predicates.push(quote!(#ident: #krate::Real));
+        if functions.contains(&ident.to_string()) {
+            // A function argument, called through the registry by its type.
+            predicates.push(quote!(#ident: ::core::marker::Copy + ::core::marker::Send + ::core::marker::Sync + 'static));
+        } else {
+            predicates.push(quote!(#ident: #krate::Real));
+        }
     }
     if predicates.is_empty() {
         TokenStream::new()

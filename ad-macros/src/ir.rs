@@ -103,6 +103,10 @@ pub enum Inst {
         /// Per argument: how it is lent, if it is a slice made at the call (the argument's value
         /// is then a read of the whole variable).
         lent: Vec<Lent>,
+        /// Per argument: a function item passed by name (`rk4(field, ..)`). The derivatives then
+        /// call the callee's own derivatives, from the module of its name, with the function in
+        /// place (`expand::Partial`).
+        functions: Vec<bool>,
     },
     /// `a as ty`, or with `via` a conversion written as a call: `T::from(a).unwrap()`.
     Cast {
@@ -439,6 +443,9 @@ pub struct Param {
     pub ty: Type,
     /// Whether the parameter is a reference to an array of this type.
     pub by_ref: bool,
+    /// Whether the parameter is a function (`f: F` with `F: Fn(..)`, or `f: fn(..) -> ..`): it has
+    /// no tangent and no adjoint, and the derivatives call it through the registry.
+    pub function: bool,
 }
 
 pub struct Func {

@@ -55,6 +55,8 @@ pub struct Lower {
     type_params: Vec<String>,
     /// The parameters that are references to arrays (`&[T; N]`).
     array_refs: Vec<Var>,
+    /// The parameters that are functions (`f: F` with `F: Fn(..)`): called through the registry.
+    function_vars: Vec<Var>,
     /// The path of the `ad` crate, for the helpers that lowered code calls.
     krate: TokenStream,
     /// Slices bound by `let` (`let row = &m[a..b];`), by the variable of their name.
@@ -82,6 +84,7 @@ impl Lower {
             item_names: Vec::new(),
             type_params: Vec::new(),
             array_refs: Vec::new(),
+            function_vars: Vec::new(),
             krate,
             closures: HashMap::new(),
             views: HashMap::new(),
@@ -176,6 +179,7 @@ impl Lower {
                 (**ty).clone()
             }
         };
+        let functions = crate::generics::function_params(&sig.generics);
         let mut params = Vec::new();
         for (i, arg) in sig.inputs.iter().enumerate() {
             match arg {
@@ -187,7 +191,10 @@ impl Lower {
                     let held = const_of(&pt.ty);
                     let ty = by_ref.or(held).unwrap_or(&pt.ty);
                     let slice = slice_of(ty).filter(|(_, e)| supported_value_type(e));
-                    if held.is_some() && slice.is_some_and(|(m, _)| m) {
+                    let function = crate::generics::is_function_type(ty, &functions);
+                    if function {
+                        // Checked by rustc where the function is called.
+                    } else if held.is_some() && slice.is_some_and(|(m, _)| m) {
                         self.errors.push(err(&pt.ty, "a slice the function writes cannot be held constant: take it as `&mut [T]`, whose derivative is taken, or take the data as `Const<&[T]>` and write a slice of your own"));
                     } else if slice.is_none() && !supported_value_type(ty) {
                         self.errors.push(err(&pt.ty, "#[differentiable] supports parameters that are floats, integers, bools, arrays `[T; N]`, `Vec<T>`, tuples of these, `&[T]`, `&mut [T]`, and `ad::Const<T>` of a `&[T]` or of a value; pass the values in one of those"));
@@ -204,12 +211,16 @@ impl Lower {
                         crate::generics::elide_lifetimes(by_ref.unwrap_or(&pt.ty), &sig.generics);
                     let var = self.new_var(ident, Some(declared.clone()), mutable);
                     self.bind(var);
+                    if function {
+                        self.vars[var.0 as usize].known_inactive = true;
+                        self.function_vars.push(var);
+                    }
                     if by_ref.is_some() {
                         // `*p` reads the array.
                         self.element_vars.push(var);
                         self.array_refs.push(var);
                     }
-                    params.push(Param { var, ty: declared, by_ref: by_ref.is_some() });
+                    params.push(Param { var, ty: declared, by_ref: by_ref.is_some(), function });
                 }
             }
         }

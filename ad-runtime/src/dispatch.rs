@@ -30,6 +30,10 @@ struct Header {
     /// function, one `static` for every instantiation, never takes one callee's resolution for
     /// another's (`helper::<f32>` and `helper::<f64>` may have rules of the same type).
     key: TypeId,
+    /// For a call through a function pointer, the pointer: one pointer type stands for every
+    /// function of that signature, and a call site that calls several (a function argument)
+    /// must not take one's resolution for another's. 0 for a function item.
+    address: usize,
     /// The resolution the call site had published before this one, for another callee or an
     /// older epoch: the site's list, which its slow path searches before resolving again.
     next: AtomicPtr<Header>,
@@ -45,11 +49,12 @@ impl<T: Send + Sync + 'static> Cached<T> {
     /// A resolution of the function item `F` that lives for the rest of the process: another
     /// thread may be calling the rule it holds, and the reverse sweep finds it again by its
     /// index.
-    fn leak<F: 'static>(valid: Validity, value: T) -> &'static Cached<T> {
+    fn leak<F: 'static>(valid: Validity, value: T, address: usize) -> &'static Cached<T> {
         Box::leak(Box::new(Cached {
             header: Header {
                 valid,
                 key: TypeId::of::<(F, T)>(),
+                address,
                 next: AtomicPtr::new(ptr::null_mut()),
             },
             value,
@@ -62,13 +67,17 @@ impl<T: Send + Sync + 'static> Cached<T> {
 }
 
 impl<T: 'static> Cached<T> {
-    /// The resolution that `header` begins, if it is of the function item `F` and holds a `T`.
+    /// The resolution that `header` begins, if it is of the function `F` (at `address`, unless
+    /// that is [`ANY_ADDRESS`]) and holds a `T`.
     ///
     /// # Safety
     /// `header` must come from [`Cached::header_ptr`] (of a `Cached<U>` of any `U`), as every
     /// pointer stored in a [`CallSite`] or in [`RESOLUTIONS`] does.
     #[inline(always)]
-    unsafe fn from_header<F: 'static>(header: *const Header) -> Option<&'static Cached<T>> {
+    unsafe fn from_header<F: 'static>(
+        header: *const Header,
+        address: usize,
+    ) -> Option<&'static Cached<T>> {
         // SAFETY: by the contract, `header` points to the start of a leaked `Cached<U>`, which is
         // never freed, and whose header's other fields are not written after it is published
         // (`next` is atomic); `Cached` is `repr(C)` with the header first, so reading the
@@ -76,11 +85,26 @@ impl<T: 'static> Cached<T> {
         // `T`, which makes the cast to `Cached<T>` exact (the pointer's provenance is the whole
         // `Cached<U>`).
         unsafe {
-            if (*header).key != TypeId::of::<(F, T)>() {
+            if (*header).key != TypeId::of::<(F, T)>()
+                || (address != ANY_ADDRESS && (*header).address != address)
+            {
                 return None;
             }
             Some(&*header.cast::<Cached<T>>())
         }
+    }
+}
+
+/// An address that matches every resolution's: where the tape's word names the resolution.
+const ANY_ADDRESS: usize = usize::MAX;
+
+/// The pointer, if `f` is a function pointer (see [`Header::address`]); 0 for a function item.
+/// Decided by types: the compiler folds it to a constant for an item.
+#[inline(always)]
+fn address_of<F: Function<A>, A>(f: &F) -> usize {
+    match (f as &dyn core::any::Any).downcast_ref::<F::Ptr>() {
+        Some(ptr) => F::address(*ptr),
+        None => 0,
     }
 }
 
@@ -109,28 +133,28 @@ impl CallSite {
 
     /// The last resolution published here, if it is of `F` and holds a `T`, valid or not.
     #[inline(always)]
-    fn last<F: 'static, T: 'static>(&self) -> Option<&'static Cached<T>> {
+    fn last<F: 'static, T: 'static>(&self, address: usize) -> Option<&'static Cached<T>> {
         let header = self.cache.load(Ordering::Acquire);
         if header.is_null() {
             return None;
         }
         // SAFETY: a non-null cache pointer is only ever stored by `publish`, from
         // `Cached::header_ptr`; the header it points to is never freed.
-        unsafe { Cached::from_header::<F>(header) }
+        unsafe { Cached::from_header::<F>(header, address) }
     }
 
     /// The cached resolution of `F` of type `T`, if it is the last one published here and is
     /// still valid: the fast path.
     #[inline(always)]
-    fn get<F: 'static, T: 'static>(&self) -> Option<&'static Cached<T>> {
-        let cached = self.last::<F, T>()?;
+    fn get<F: 'static, T: 'static>(&self, address: usize) -> Option<&'static Cached<T>> {
+        let cached = self.last::<F, T>(address)?;
         cached.header.valid.holds().then_some(cached)
     }
 
     /// A valid resolution of `F` of type `T` among the last few published here: a site of a
     /// generic function called at several instantiations keeps one for each.
     #[cold]
-    fn find<F: 'static, T: 'static>(&self) -> Option<&'static Cached<T>> {
+    fn find<F: 'static, T: 'static>(&self, address: usize) -> Option<&'static Cached<T>> {
         let mut header = self.cache.load(Ordering::Acquire);
         for _ in 0..SEARCHED {
             if header.is_null() {
@@ -138,7 +162,7 @@ impl CallSite {
             }
             // SAFETY: every pointer in a site's list was published by `publish`, from
             // `Cached::header_ptr`, and is never freed.
-            if let Some(cached) = unsafe { Cached::<T>::from_header::<F>(header) }
+            if let Some(cached) = unsafe { Cached::<T>::from_header::<F>(header, address) }
                 && cached.header.valid.holds()
             {
                 return Some(cached);
@@ -162,8 +186,9 @@ impl CallSite {
         &self,
         valid: Validity,
         value: T,
+        address: usize,
     ) -> &'static Cached<T> {
-        let cached = Cached::leak::<F>(valid, value);
+        let cached = Cached::leak::<F>(valid, value, address);
         self.publish(cached);
         cached
     }
@@ -190,7 +215,7 @@ where
     if let Some(Cached {
         value: ForwardImpl::Static(rule),
         ..
-    }) = site.get::<F, ForwardImpl<F::Sig>>()
+    }) = site.get::<F, ForwardImpl<F::Sig>>(address_of(&f))
     {
         return F::call_forward(*rule, args, tangents);
     }
@@ -208,13 +233,17 @@ fn forward_slow<F, A>(
 where
     F: Function<A>,
 {
-    if let Some(cached) = site.find::<F, ForwardImpl<F::Sig>>() {
+    let address = address_of(&f);
+    if let Some(cached) = site.find::<F, ForwardImpl<F::Sig>>(address) {
         return registry::call_forward(&cached.value, f, args, tangents);
     }
     match registry::resolve_forward(f, site.caller, site.location) {
-        Ok((valid, rule)) => {
-            registry::call_forward(&site.set::<F, _>(valid, rule).value, f, args, tangents)
-        }
+        Ok((valid, rule)) => registry::call_forward(
+            &site.set::<F, _>(valid, rule, address).value,
+            f,
+            args,
+            tangents,
+        ),
         Err(error) => fail(&error),
     }
 }
@@ -298,6 +327,7 @@ impl Table {
         &self,
         valid: Validity,
         rule: R,
+        address: usize,
     ) -> &'static Cached<Indexed<R>> {
         let mut next = self.next.lock().unwrap_or_else(PoisonError::into_inner);
         let index = *next;
@@ -312,7 +342,7 @@ impl Table {
             self.segments[segment].store(entries, Ordering::Release);
         }
         let word = RECORD_TAG | u64::from(low);
-        let cached = Cached::leak::<F>(valid, Indexed { word, rule });
+        let cached = Cached::leak::<F>(valid, Indexed { word, rule }, address);
         // SAFETY: as in `get`; the segment holds `FIRST << segment` entries.
         unsafe { &*entries.add(offset) }.store(cached.header_ptr(), Ordering::Release);
         *next = index + 1;
@@ -338,7 +368,7 @@ pub(crate) fn augmented<F, A>(site: &'static CallSite, f: F, tape: &mut Tape, ar
 where
     F: Function<A>,
 {
-    let cached = match site.get::<F, Indexed<ReverseImpl<F::Sig>>>() {
+    let cached = match site.get::<F, Indexed<ReverseImpl<F::Sig>>>(address_of(&f)) {
         Some(cached) => cached,
         None => resolve_reverse(site, f),
     };
@@ -363,12 +393,13 @@ fn resolve_reverse<F, A>(
 where
     F: Function<A>,
 {
-    if let Some(cached) = site.find::<F, Indexed<ReverseImpl<F::Sig>>>() {
+    let address = address_of(&f);
+    if let Some(cached) = site.find::<F, Indexed<ReverseImpl<F::Sig>>>(address) {
         return cached;
     }
     match registry::resolve_reverse(f, site.caller, site.location) {
         Ok((valid, rule)) => {
-            let cached = RESOLUTIONS.push::<F, _>(valid, rule);
+            let cached = RESOLUTIONS.push::<F, _>(valid, rule, address);
             site.publish(cached);
             cached
         }
@@ -406,7 +437,8 @@ where
     F: Function<A>,
 {
     let word = tape.pop::<u64>();
-    match site.last::<F, Indexed<ReverseImpl<F::Sig>>>() {
+    // The tape's word names the resolution: no address to compare.
+    match site.last::<F, Indexed<ReverseImpl<F::Sig>>>(ANY_ADDRESS) {
         Some(cached) if cached.value.word == word => &cached.value.rule,
         _ => looked_up::<F, A>(word),
     }
@@ -427,7 +459,7 @@ where
         out_of_step()
     };
     // SAFETY: every entry of the table comes from `Cached::header_ptr`.
-    match unsafe { Cached::<Indexed<ReverseImpl<F::Sig>>>::from_header::<F>(header) } {
+    match unsafe { Cached::<Indexed<ReverseImpl<F::Sig>>>::from_header::<F>(header, ANY_ADDRESS) } {
         Some(cached) => &cached.value.rule,
         None => out_of_step(),
     }
@@ -568,7 +600,7 @@ mod tests {
             seen: 0,
         };
         let pushed: Vec<(u64, usize)> = (0..3 * FIRST + 5)
-            .map(|i| (RESOLUTIONS.push::<(), _>(valid, i).value.word, i))
+            .map(|i| (RESOLUTIONS.push::<(), _>(valid, i, 0).value.word, i))
             .collect();
         for &(word, value) in &pushed {
             assert_eq!(word & !u64::from(u32::MAX), RECORD_TAG);
@@ -577,12 +609,18 @@ mod tests {
                 .expect("written");
             // SAFETY: entries of the table come from `Cached::header_ptr`.
             let cached =
-                unsafe { Cached::<Indexed<usize>>::from_header::<()>(header) }.expect("a usize");
+                unsafe { Cached::<Indexed<usize>>::from_header::<()>(header, ANY_ADDRESS) }
+                    .expect("a usize");
             assert_eq!((cached.value.word, cached.value.rule), (word, value));
             // SAFETY: as above.
-            assert!(unsafe { Cached::<Indexed<u32>>::from_header::<()>(header) }.is_none());
+            assert!(
+                unsafe { Cached::<Indexed<u32>>::from_header::<()>(header, ANY_ADDRESS) }.is_none()
+            );
             // SAFETY: as above.
-            assert!(unsafe { Cached::<Indexed<usize>>::from_header::<u8>(header) }.is_none());
+            assert!(
+                unsafe { Cached::<Indexed<usize>>::from_header::<u8>(header, ANY_ADDRESS) }
+                    .is_none()
+            );
         }
         let next = *RESOLUTIONS.next.lock().unwrap();
         assert!(RESOLUTIONS.get(next).is_none());

@@ -45,7 +45,10 @@ pub mod __private {
     pub mod prim {
         pub use crate::prim::*;
     }
-    pub use crate::function::{Dup, DupMut, Sweep, Swept, Tupled};
+    pub use crate::function::{
+        Dup, DupMut, Sweep, Swept, Tupled, augmented_with, backward_into_with, backward_with,
+        forward_with,
+    };
     pub use crate::private::*;
     pub use crate::tangent::{Differentiable, NoDerivative, NoTangent};
     pub use crate::tape::{Tape, Tapeable};

@@ -181,7 +181,9 @@ impl Lower {
                 .map(|s| s.ident.to_string())
                 .collect();
             if let [first] = segs.as_slice()
-                && self.lookup(first).is_some()
+                && self
+                    .lookup(first)
+                    .is_some_and(|v| !self.function_vars.contains(&v))
             {
                 self.errors.push(err(&c.func, format!("#[differentiable] cannot call `{first}`: it is a local variable (a closure or a function pointer), and the registry finds derivatives of named functions only; write it as a named `fn` and call that")));
                 return self.dummy(out, c.span());
@@ -235,7 +237,9 @@ impl Lower {
         // adjoint buffer. A local `Vec` or array is lent as a slice (`&v`, `&v[..]`).
         let mut lent = Vec::new();
         let mut args = Vec::new();
+        let mut functions = Vec::new();
         for a in &c.args {
+            functions.push(self.function_argument(a));
             let taken = self.lent_arg(a, out);
             lent.push(taken.as_ref().map_or(Lent::No, |(_, _, l)| *l));
             let whole = taken.map(|(var, ident, _)| (var, ident)).or_else(|| {
@@ -263,8 +267,37 @@ impl Lower {
             span: c.span(),
             parens: c.paren_token.span,
             lent,
+            functions,
         });
         v
+    }
+
+    /// Whether `a` is a function item passed by name (`field`, `models::field`): a path that
+    /// names no local variable and, by Rust's naming conventions, no constant. A closure
+    /// written there is an error: its derivative would have to be generated where it is
+    /// written.
+    fn function_argument(&mut self, a: &Expr) -> bool {
+        match a {
+            Expr::Closure(c) => {
+                self.errors.push(err(c, "#[differentiable] cannot pass a closure to a function: the function's derivative calls the derivative of its argument through the registry, which knows named functions only; write the closure as a named `fn` with #[differentiable] and pass that"));
+                false
+            }
+            Expr::Path(p) if p.qself.is_none() => {
+                let Some(last) = p.path.segments.last() else {
+                    return false;
+                };
+                let name = last.ident.to_string();
+                let local = p.path.get_ident().and_then(|i| self.lookup(&i.to_string()));
+                if let Some(var) = local
+                    && self.function_vars.contains(&var)
+                {
+                    self.errors.push(err(p, format!("#[differentiable] does not pass a function argument on to another function yet: `{name}` is a parameter, whose type the callee's derivative would have to be instantiated with; call the callee with the function item itself (`{name}` replaced by the function's name) from the caller")));
+                    return false;
+                }
+                local.is_none() && name.starts_with(|c: char| c.is_lowercase() || c == '_')
+            }
+            _ => false,
+        }
     }
 
     /// A slice made at the call: `&v`, `&v[..]` or `&v[a..b]` of a local `Vec` or array, or

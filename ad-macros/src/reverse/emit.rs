@@ -23,6 +23,11 @@ impl Reverse<'_> {
             let ident = &var.ident;
             let ty = &p.ty;
             let m = var.mutable.then(|| quote!(mut));
+            if p.function {
+                // A function: no adjoint.
+                params.push(quote!(#m #ident: #ty));
+                continue;
+            }
             if let Some((mutable, e)) = crate::lower::slice_of(ty) {
                 // A slice comes with its adjoint buffer, which its adjoint accumulates in.
                 let dup = hyg(&format!("__dup{k}"));
@@ -149,7 +154,7 @@ impl Reverse<'_> {
         let joint_out = hyg("__joint_out");
         // What the runtime's `Function::Reverse` has for this many arguments: a result that
         // fits in registers for one argument.
-        let shape = if func.params.len() == 1 {
+        let shape = if func.params.iter().filter(|p| !p.function).count() == 1 {
             quote!(Swept)
         } else {
             quote!(Tupled)

@@ -223,6 +223,7 @@ impl<'a> Reverse<'a> {
                 span,
                 parens,
                 lent,
+                functions,
             } => {
                 // The slice a lent argument stands for, over `base`.
                 let slice_of = |k: usize, base: &TokenStream| match lent[k] {
@@ -258,6 +259,10 @@ impl<'a> Reverse<'a> {
                 let mut call_args = Vec::new();
                 let again = self.call_args.get(&out.0);
                 for (i, (a, p)) in args.iter().zip(&pargs).enumerate() {
+                    // A function item: in place in the callee's derivative, not an argument.
+                    if functions[i] {
+                        continue;
+                    }
                     // A part of a slice: its bounds are kept, after what the argument keeps.
                     let bounds: Vec<TokenStream> =
                         lent[i].bounds().iter().map(|b| self.p(*b, al)).collect();
@@ -282,14 +287,15 @@ impl<'a> Reverse<'a> {
                         }
                     });
                 }
+                let partial =
+                    crate::expand::Partial::of(callee, args, functions, &|a| self.p(a, al));
                 let call = crate::expand::call_site(
                     &krate,
                     &self.caller,
                     *span,
                     "__augmented",
                     quote!(#tape, (#(#call_args,)*)),
-                    callee,
-                    Some(&super::site_ident(*out)),
+                    (callee, Some(&super::site_ident(*out)), partial.as_ref()),
                 );
                 let kept = hyg("__args");
                 let mut ts = quote! {

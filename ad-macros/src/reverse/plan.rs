@@ -420,9 +420,14 @@ impl<'a> Reverse<'a> {
         };
         for inst in &insts {
             if let Inst::Call {
-                out, args, lent, ..
+                out,
+                args,
+                lent,
+                functions,
+                ..
             } = inst
                 && self.active(*out)
+                && !functions.contains(&true)
             {
                 let again: Vec<Option<TokenStream>> = args
                     .iter()

@@ -354,12 +354,23 @@ impl<'a> Reverse<'a> {
                 args,
                 span,
                 lent,
+                functions,
                 ..
             } => {
                 if !self.active(*out) {
                     return TokenStream::new();
                 }
                 use crate::ir::Lent;
+                // A function item is in place in the callee's derivative: not among the
+                // arguments, nor the adjoints, of the call.
+                // (A function item is a path, a constant: written as it is.)
+                let partial = crate::expand::Partial::of(callee, args, functions, &|a| {
+                    self.literals
+                        .get(&a.0)
+                        .cloned()
+                        .unwrap_or_else(|| self.p(a, &Aliases::default()))
+                });
+                let position = |i: usize| (0..i).filter(|k| !functions[*k]).count();
                 let pop = self.pop_record(*out);
                 let b = b_ident(*out);
                 // A local lent as a slice gets its adjoint in a buffer of its own shape.
@@ -374,12 +385,15 @@ impl<'a> Reverse<'a> {
                 let bars = hyg("__bars");
                 let mut body = TokenStream::new();
                 for (i, a) in args.iter().enumerate() {
+                    if functions[i] {
+                        continue;
+                    }
                     if lent[i] != Lent::No && !self.slice_reads.contains_key(&a.0) {
                         let buffer = lent_buffer(i);
                         body.extend(self.acc(*a, quote!(#buffer)));
                         continue;
                     }
-                    let idx = syn::Index::from(i);
+                    let idx = syn::Index::from(position(i));
                     body.extend(self.acc(*a, quote!(#bars.#idx)));
                 }
                 let backward = if args.iter().any(|a| self.slice_reads.contains_key(&a.0))
@@ -407,6 +421,9 @@ impl<'a> Reverse<'a> {
                         })
                     };
                     for (i, a) in args.iter().enumerate() {
+                        if functions[i] {
+                            continue;
+                        }
                         match self.slice_reads.get(&a.0) {
                             Some((var, mutable)) => {
                                 let ident = &self.func.vars[var.0 as usize].ident;
@@ -471,8 +488,7 @@ impl<'a> Reverse<'a> {
                         *span,
                         "__backward_into",
                         quote!(#tape, (#(#call_args,)*), (#(#buffers,)*), #r.1, #adjoint),
-                        callee,
-                        Some(&super::site_ident(*out)),
+                        (callee, Some(&super::site_ident(*out)), partial.as_ref()),
                     );
                     let got = hyg("__got");
                     quote!({
@@ -507,8 +523,7 @@ impl<'a> Reverse<'a> {
                         *span,
                         "__backward",
                         quote!(#tape, #full, #adjoint),
-                        callee,
-                        Some(&super::site_ident(*out)),
+                        (callee, Some(&super::site_ident(*out)), partial.as_ref()),
                     );
                     quote!({
                         let #full = #rec;

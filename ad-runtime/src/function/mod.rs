@@ -10,11 +10,13 @@ mod closures;
 mod impls;
 mod kinds;
 mod param;
+mod partial;
 mod sweep;
 
 pub use closures::{ForwardClosure, ReverseClosure};
 pub use kinds::{Arg, ArrayRef, Dup, DupMut, Slice, SliceMut};
 pub use param::Param;
+pub use partial::{augmented_with, backward_into_with, backward_with, forward_with};
 pub use sweep::{Sweep, Swept, Tupled};
 
 use crate::registry::FnInfo;

@@ -361,3 +361,28 @@ pub fn lent(x: f64, y: f64) -> f64 {
     let a = [y; 3];
     norm2(&v) + norm2(&a[..])
 }
+
+/// A function argument: `n` Euler steps of `y' = f(y)`.
+#[differentiable]
+#[must_use]
+pub fn euler<F: Fn(f64) -> f64>(f: F, y0: f64, h: f64, n: u32) -> f64 {
+    let mut y = y0;
+    for _ in 0..n {
+        y += h * f(y);
+    }
+    y
+}
+
+/// `y' = -y / 2`.
+#[differentiable]
+#[must_use]
+pub fn halve(y: f64) -> f64 {
+    -0.5 * y
+}
+
+/// Euler on `halve`.
+#[differentiable]
+#[must_use]
+pub fn euler_halve(y0: f64) -> f64 {
+    euler(halve, y0, 0.1, 4)
+}

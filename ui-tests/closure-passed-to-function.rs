@@ -1,0 +1,13 @@
+use ad::differentiable;
+
+#[differentiable]
+fn twice(f: fn(f64) -> f64, x: f64) -> f64 {
+    f(f(x))
+}
+
+#[differentiable]
+fn g(x: f64) -> f64 {
+    twice(|v| v * v, x)
+}
+
+fn main() {}
