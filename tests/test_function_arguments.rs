@@ -306,3 +306,26 @@ fn a_generic_function_with_a_function_argument() {
     let (_, t) = ad::jvp(euler_decay, (y0, h), (1.0, 0.0));
     assert!(close(t, r.powi(8), TOL));
 }
+
+/// An `impl Fn` parameter: the function's type has no name in the source.
+#[differentiable]
+fn compose(f: impl Fn(f64) -> f64, g: impl Fn(f64) -> f64, x: f64) -> f64 {
+    f(g(x)) + g(x)
+}
+
+#[differentiable]
+fn sq_of_cube(x: f64) -> f64 {
+    compose(sq, cube, x)
+}
+
+#[test]
+fn impl_fn_parameters() {
+    // x^6 + x^3: derivative 6 x^5 + 3 x^2.
+    for x in [-0.8, 0.5, 1.2] {
+        let want = 6.0 * x.powi(5) + 3.0 * x * x;
+        let (_, g) = ad::value_and_grad(sq_of_cube, (x,));
+        let (_, t) = ad::jvp(sq_of_cube, (x,), (1.0,));
+        assert!(close(g.0, want, TOL), "grad at {x}: {}", g.0);
+        assert!(close(t, want, TOL), "jvp at {x}: {t}");
+    }
+}

@@ -23,10 +23,7 @@ pub fn derivative_generics(
 /// The type parameters bound by `Fn`, `FnMut` or `FnOnce` (inline or in the `where` clause):
 /// those of function arguments, which have no derivative of their own.
 pub fn function_params(generics: &syn::Generics) -> Vec<String> {
-    let is_fn = |b: &syn::TypeParamBound| {
-        matches!(b, syn::TypeParamBound::Trait(t)
-            if t.path.segments.last().is_some_and(|s| matches!(s.ident.to_string().as_str(), "Fn" | "FnMut" | "FnOnce")))
-    };
+    let is_fn = is_fn_bound;
     let mut names: Vec<String> = generics
         .type_params()
         .filter(|t| t.bounds.iter().any(is_fn))
@@ -171,6 +168,8 @@ pub fn check(sig: &syn::Signature, attribute: &str) -> Vec<syn::Error> {
         .inputs
         .iter()
         .filter_map(|arg| match arg {
+            // `f: impl Fn(..)`: a function argument, named in the derivatives.
+            syn::FnArg::Typed(pt) if impl_fn(&pt.ty).is_some() => None,
             syn::FnArg::Typed(pt) => impl_trait_in(&pt.ty),
             syn::FnArg::Receiver(_) => None,
         })
@@ -185,6 +184,42 @@ pub fn check(sig: &syn::Signature, attribute: &str) -> Vec<syn::Error> {
         .collect();
     errors.extend(const_params(&sig.generics, attribute));
     errors
+}
+
+/// Whether a bound is `Fn(..)`, `FnMut(..)` or `FnOnce(..)`.
+fn is_fn_bound(b: &syn::TypeParamBound) -> bool {
+    matches!(b, syn::TypeParamBound::Trait(t)
+        if t.path.segments.last().is_some_and(|s| matches!(s.ident.to_string().as_str(), "Fn" | "FnMut" | "FnOnce")))
+}
+
+/// A parameter type `impl Fn(..) -> ..` (also `FnMut`, `FnOnce`, with other bounds beside).
+pub fn impl_fn(ty: &syn::Type) -> Option<&syn::TypeImplTrait> {
+    match ty {
+        syn::Type::ImplTrait(t) if t.bounds.iter().any(is_fn_bound) => Some(t),
+        syn::Type::Paren(p) => impl_fn(&p.elem),
+        _ => None,
+    }
+}
+
+/// `generics` with a named type parameter for each `impl Fn(..)` parameter of `sig`, and each
+/// such parameter's type replaced by it: the derivatives need the function's type by name.
+pub fn name_impl_fns(sig: &syn::Signature) -> (syn::Generics, Vec<Option<syn::Type>>) {
+    let mut generics = sig.generics.clone();
+    let types = sig
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(i, arg)| match arg {
+            syn::FnArg::Typed(pt) => impl_fn(&pt.ty).map(|t| {
+                let ident = Ident::new(&format!("__AdFn{i}"), Span::mixed_site());
+                let bounds = &t.bounds;
+                generics.params.push(syn::parse_quote!(#ident: #bounds));
+                syn::parse_quote!(#ident)
+            }),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
+    (generics, types)
 }
 
 /// An `impl Trait` inside a parameter's type.

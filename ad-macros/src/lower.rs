@@ -179,7 +179,8 @@ impl Lower {
                 (**ty).clone()
             }
         };
-        let functions = crate::generics::function_params(&sig.generics);
+        let (generics, named) = crate::generics::name_impl_fns(sig);
+        let functions = crate::generics::function_params(&generics);
         let mut params = Vec::new();
         for (i, arg) in sig.inputs.iter().enumerate() {
             match arg {
@@ -189,7 +190,7 @@ impl Lower {
                     // `&[T]`. A reference to an array is differentiated as the array.
                     let by_ref = array_ref_of(&pt.ty);
                     let held = const_of(&pt.ty);
-                    let ty = by_ref.or(held).unwrap_or(&pt.ty);
+                    let ty = named[i].as_ref().or(by_ref).or(held).unwrap_or(&pt.ty);
                     let slice = slice_of(ty).filter(|(_, e)| supported_value_type(e));
                     let function = crate::generics::is_function_type(ty, &functions);
                     if function {
@@ -207,8 +208,10 @@ impl Lower {
                             (Ident::new(&format!("__ad_arg{i}"), other.span()), false)
                         }
                     };
-                    let declared =
-                        crate::generics::elide_lifetimes(by_ref.unwrap_or(&pt.ty), &sig.generics);
+                    let declared = crate::generics::elide_lifetimes(
+                        named[i].as_ref().or(by_ref).unwrap_or(&pt.ty),
+                        &sig.generics,
+                    );
                     let var = self.new_var(ident, Some(declared.clone()), mutable);
                     self.bind(var);
                     if function {
@@ -233,7 +236,7 @@ impl Lower {
         }
         Ok(Func {
             name: sig.ident.clone(),
-            generics: sig.generics.clone(),
+            generics,
             params,
             ret,
             body,
