@@ -7,7 +7,8 @@ fn twice(f: fn(f64) -> f64, x: f64) -> f64 {
 
 #[differentiable]
 fn g(x: f64) -> f64 {
-    twice(|v| v * v, x)
+    let square = |v: f64| v * v;
+    twice(|v| v * v, x) + twice(square, x)
 }
 
 fn main() {}

@@ -282,6 +282,8 @@ impl Lower {
                 self.errors.push(err(c, "#[differentiable] cannot pass a closure to a function: the function's derivative calls the derivative of its argument through the registry, which knows named functions only; write the closure as a named `fn` with #[differentiable] and pass that"));
                 false
             }
+            // A closure bound by `let`: reported where its value is taken.
+            Expr::Path(p) if p.qself.is_none() && self.closure_named(a).is_some() => false,
             Expr::Path(p) if p.qself.is_none() => {
                 let Some(last) = p.path.segments.last() else {
                     return false;
