@@ -22,6 +22,7 @@ mod names;
 mod operators;
 mod patterns;
 mod verbatim;
+mod views;
 mod written;
 
 use control::breaks_out;
@@ -60,6 +61,9 @@ pub struct Lower {
     krate: TokenStream,
     /// The closures bound by `let`, by name: inlined where they are called.
     closures: HashMap<String, closures::Closure>,
+    /// Loop elements bound to places of a variable (`iter_mut`, `windows`), for the body being
+    /// bound: the loop writes its body again with the places.
+    places: Vec<views::Place>,
     pub errors: Vec<syn::Error>,
 }
 
@@ -84,6 +88,7 @@ impl Lower {
             array_refs: Vec::new(),
             krate,
             closures: HashMap::new(),
+            places: Vec::new(),
             errors: Vec::new(),
         }
     }

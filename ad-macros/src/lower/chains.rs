@@ -61,6 +61,10 @@ impl Lower {
                 return Some(self.dummy(out, m.span()));
             }
         };
+        if let Some(iter_mut) = find_method(source_expr, "iter_mut") {
+            self.errors.push(err(iter_mut, "#[differentiable] takes `iter_mut` in a `for` loop, not in an iterator chain; write the elements in a loop: `for v in a.iter_mut() { *v = ..; }`"));
+            return Some(self.dummy(out, m.span()));
+        }
         drop(source);
         self.scopes.push(HashMap::new());
         let acc_ident = Ident::new(&format!("__ad_acc{}", self.hidden), Span::mixed_site());

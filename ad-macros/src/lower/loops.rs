@@ -93,9 +93,14 @@ impl Lower {
         self.vars[index.0 as usize].known_inactive = true;
         self.bind(index);
         let mut insts = Vec::new();
+        let mark = self.places.len();
         self.bind_elements(&f.pat, src, (index, &ident), &mut insts);
+        // Elements that stand for places of a variable (`*v` of `iter_mut`, `w[j]` of a
+        // window) are read and written there: the body is written so.
+        let places = self.places.split_off(mark);
+        let rewritten = (!places.is_empty()).then(|| self.rewrite_places(&f.body, &places));
         self.loop_depth += 1;
-        let body = self.block(&f.body);
+        let body = self.block(rewritten.as_ref().unwrap_or(&f.body));
         self.loop_depth -= 1;
         self.scopes.pop();
         insts.extend(body.insts);
@@ -215,17 +220,28 @@ impl Lower {
                             left.and_then(|l| right.map(|r| Source::Zip(Box::new(l), Box::new(r)))),
                         )
                     }
-                    ("iter_mut", _) => Some(Err(err(
-                        m,
-                        "#[differentiable] does not support `iter_mut`; write the elements by index: `for i in 0..a.len() { a[i] = ...; }`",
-                    ))),
+                    ("iter_mut", 0) => {
+                        let (var, ident) = self.local_var(&m.receiver)?;
+                        Some(Ok(Source::ElemsMut(var, ident)))
+                    }
+                    ("windows" | "chunks" | "chunks_exact", 1) => {
+                        let (var, ident) = self.local_var(&m.receiver)?;
+                        let kind = match name.as_str() {
+                            "windows" => ViewKind::Windows,
+                            "chunks" => ViewKind::Chunks,
+                            _ => ViewKind::ChunksExact,
+                        };
+                        let k = m.args[0].to_token_stream();
+                        let reads = self.reads_of(&k);
+                        Some(Ok(Source::Views(var, ident, kind, quote!((#k)), reads)))
+                    }
                     _ => {
                         // An adapter over elements: `a.iter().map(..)`, `.rev()`, `.skip(..)`.
                         if self.element_source(&m.receiver).is_some() {
                             Some(Err(err(
                                 &m.method,
                                 format!(
-                                    "#[differentiable] does not support `.{name}(..)` over elements, in a `for` loop or an iterator chain (it supports `iter`, `into_iter` (in a `for` loop), `copied`, `cloned`, `enumerate`, `zip`, `skip`, `take`, `rev`, `step_by` and slices `a[i..j]`, then `map` and `sum`, `product` or `fold`); loop over indices instead: `for i in 0..a.len()`"
+                                    "#[differentiable] does not support `.{name}(..)` over elements, in a `for` loop or an iterator chain (it supports `iter`, `iter_mut` (in a `for` loop), `into_iter` (in a `for` loop), `copied`, `cloned`, `windows`, `chunks`, `chunks_exact`, `enumerate`, `zip`, `skip`, `take`, `rev`, `step_by` and slices `a[i..j]`, then `map` and `sum`, `product` or `fold`); loop over indices instead: `for i in 0..a.len()`"
                                 ),
                             )))
                         } else {
@@ -269,7 +285,7 @@ impl Lower {
     }
 
     /// `a op b` on indices, written so that the reverse sweep can compute it again.
-    fn index_arith(
+    pub(super) fn index_arith(
         &mut self,
         op: crate::ir::Arith,
         a: Value,
@@ -293,7 +309,7 @@ impl Lower {
     }
 
     /// A hidden index variable bound to `value`, in scope for the elements bound after it.
-    fn hidden_index(&mut self, value: Value, out: &mut Vec<Inst>) -> (Var, Ident) {
+    pub(super) fn hidden_index(&mut self, value: Value, out: &mut Vec<Inst>) -> (Var, Ident) {
         let ident = Ident::new(&format!("__ad_i{}", self.hidden), Span::mixed_site());
         self.hidden += 1;
         let var = self.new_var(ident.clone(), None, false);
@@ -309,7 +325,13 @@ impl Lower {
     /// The expression that counts the elements a source yields.
     pub(super) fn source_len(src: &Source) -> TokenStream {
         match src {
-            Source::Elems(_, ident) => quote!(#ident.len()),
+            Source::Elems(_, ident) | Source::ElemsMut(_, ident) => quote!(#ident.len()),
+            // As many as the slice's own iterator yields (`k = 0` panics there, as it does
+            // in the function).
+            Source::Views(_, ident, kind, k, _) => {
+                let method = kind.method();
+                quote!(::core::iter::ExactSizeIterator::len(&#ident.#method(#k)))
+            }
             Source::Enumerate(inner) => Self::source_len(inner),
             Source::Zip(a, b) => {
                 let (la, lb) = (Self::source_len(a), Self::source_len(b));
@@ -335,7 +357,11 @@ impl Lower {
 
     pub(super) fn source_vars(src: &Source, vars: &mut Vec<Var>) {
         match src {
-            Source::Elems(var, _) => vars.push(*var),
+            Source::Elems(var, _) | Source::ElemsMut(var, _) => vars.push(*var),
+            Source::Views(var, _, _, _, reads) => {
+                vars.push(*var);
+                vars.extend(reads);
+            }
             Source::Enumerate(inner) => Self::source_vars(inner, vars),
             Source::Zip(a, b) => {
                 Self::source_vars(a, vars);
@@ -445,6 +471,13 @@ impl Lower {
                 let shifted = self.index_arith(crate::ir::Arith::Add, i, count, out);
                 let (var, ident) = self.hidden_index(shifted, out);
                 self.bind_elements(pat, inner, (var, &ident), out);
+            }
+            (Source::ElemsMut(var, ident), _) => {
+                self.bind_place(pat, *var, ident, None, index, out)
+            }
+            (Source::Views(var, ident, kind, k, reads), _) => {
+                let view = (*kind, k.clone(), reads.clone());
+                self.bind_place(pat, *var, ident, Some(view), index, out)
             }
             (Source::Elems(var, ident), _) => {
                 let (name, by_ref) = match pat {
@@ -562,4 +595,31 @@ pub(super) enum Source {
     Rev(Box<Source>),
     /// `.step_by(k)`.
     StepBy(Box<Source>, TokenStream, Vec<Var>),
+    /// `.iter_mut()` of a variable: the loop writes its elements through `*v`.
+    ElemsMut(Var, Ident),
+    /// `.windows(k)`, `.chunks(k)` or `.chunks_exact(k)` of a variable: `k` as written, and the
+    /// variables it reads.
+    Views(Var, Ident, ViewKind, TokenStream, Vec<Var>),
+}
+
+/// The slices of a variable that a loop over views yields.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum ViewKind {
+    /// `windows(k)`: the `k` elements from each index on.
+    Windows,
+    /// `chunks(k)`: `k` elements from each multiple of `k`, the last chunk perhaps shorter.
+    Chunks,
+    /// `chunks_exact(k)`: `k` elements from each multiple of `k`, the rest left out.
+    ChunksExact,
+}
+
+impl ViewKind {
+    pub(super) fn method(self) -> Ident {
+        let name = match self {
+            ViewKind::Windows => "windows",
+            ViewKind::Chunks => "chunks",
+            ViewKind::ChunksExact => "chunks_exact",
+        };
+        Ident::new(name, Span::call_site())
+    }
 }
