@@ -11,6 +11,7 @@ use syn::{BinOp, Expr, FnArg, Ident, ItemFn, Pat, ReturnType, Stmt, Type, UnOp};
 
 mod assign;
 mod calls;
+mod chain_loop;
 mod chains;
 mod closures;
 mod control;

@@ -7,6 +7,9 @@ impl Lower {
     pub(super) fn for_loop(&mut self, f: &syn::ExprForLoop, out: &mut Vec<Inst>) {
         // The label is dropped: only a labelled `break` or `continue` could use it, and those
         // are rejected.
+        if self.for_over_chain(f, out) {
+            return;
+        }
         match self.element_source(&f.expr) {
             Some(Ok(src)) => return self.element_loop(f, &src, out),
             Some(Err(e)) => {
@@ -241,7 +244,7 @@ impl Lower {
                             Some(Err(err(
                                 &m.method,
                                 format!(
-                                    "#[differentiable] does not support `.{name}(..)` over elements, in a `for` loop or an iterator chain (it supports `iter`, `iter_mut` (in a `for` loop), `into_iter` (in a `for` loop), `copied`, `cloned`, `windows`, `chunks`, `chunks_exact`, `enumerate`, `zip`, `skip`, `take`, `rev`, `step_by` and slices `a[i..j]`, then `map` and `sum`, `product` or `fold`); loop over indices instead: `for i in 0..a.len()`"
+                                    "#[differentiable] does not support `.{name}(..)` over elements, in a `for` loop or an iterator chain (it supports `iter`, `iter_mut` (in a `for` loop), `into_iter` (in a `for` loop), `copied`, `cloned`, `windows`, `chunks`, `chunks_exact`, `enumerate`, `zip`, `skip`, `take`, `rev`, `step_by` and slices `a[i..j]`, then `map` and `filter`, consumed by a `for` loop, `sum`, `product`, `fold`, `min_by` or `max_by` with `.unwrap()`, or `collect`); loop over indices instead: `for i in 0..a.len()`"
                                 ),
                             )))
                         } else {
