@@ -1,9 +1,14 @@
 //! Iterator adapters lowered to the loops they stand for, in both modes: `iter_mut` in a `for`
-//! loop, and `windows`, `chunks` and `chunks_exact` in `for` loops and chains.
+//! loop, `windows`, `chunks` and `chunks_exact` in `for` loops and chains, `filter`, `min_by`
+//! and `max_by` with an unwrap, `fold` with `max` and `min`, `collect` into a `Vec`, and `for`
+//! loops over mapped chains; at f64, f32 and in a function generic over `num_traits::Float`.
 //!
 //! Oracles: closed forms written out in each test, and for the longer bodies central
 //! differences (step 1e-6 at f64: truncation near h^2 f''' ~ 1e-11 and rounding near
 //! 1e-16 / 1e-6 = 1e-10 for these bodies of size ~10, so a tolerance of 1e-6 relative).
+
+// The loops index the windows and the derivatives by position, as the functions under test do.
+#![allow(clippy::needless_range_loop)]
 
 use ad::differentiable;
 use num_traits::Float;
@@ -50,10 +55,8 @@ fn check(f: fn(&[f64]) -> f64, plain: fn(&[f64]) -> f64, x: &[f64]) {
 /// `sum_i y_i out_i = sum_i (3 x_i^2 s + x_0) x_i^2 s`.
 #[differentiable]
 fn through_iter_mut(x: &[f64], s: f64, out: &mut [f64]) -> f64 {
-    let mut k = 0;
-    for v in out.iter_mut() {
-        *v = x[k] * x[k] * s;
-        k += 1;
+    for (v, xi) in out.iter_mut().zip(x.iter()) {
+        *v = xi * xi * s;
     }
     let mut y = vec![0.0; x.len()];
     for (i, v) in y.iter_mut().enumerate() {

@@ -22,6 +22,7 @@ mod macros;
 mod names;
 mod operators;
 mod patterns;
+mod sources;
 mod verbatim;
 mod views;
 mod written;

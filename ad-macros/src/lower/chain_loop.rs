@@ -44,8 +44,11 @@ pub(super) enum Finish {
     /// closure).
     Bind(Pat, Vec<syn::Stmt>),
     /// The statements made from the item's expression (an accumulator's update).
-    Use(Box<dyn Fn(&Expr) -> Vec<syn::Stmt>>),
+    Use(Box<MakeStmts>),
 }
+
+/// Makes statements from an item's expression.
+pub(super) type MakeStmts = dyn Fn(&Expr) -> Vec<syn::Stmt>;
 
 /// The `map`s and `filter`s of a chain, first first, and the expression they apply to.
 pub(super) fn peel_steps(mut e: &Expr) -> (Vec<Step<'_>>, &Expr) {

@@ -9,7 +9,7 @@
 
 use super::chain_loop::{Finish, Step, peel_steps, step_names, strip_type};
 use super::closures::strip_parens;
-use super::loops::Source;
+use super::sources::Source;
 use super::*;
 
 /// What consumes a chain.

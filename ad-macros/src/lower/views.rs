@@ -6,7 +6,7 @@
 //! Any other use of such an element is a compile error at the use: it would need a reference,
 //! which the derivative does not have.
 
-use super::loops::ViewKind;
+use super::sources::ViewKind;
 use super::*;
 
 /// An element name and the place it stands for.
