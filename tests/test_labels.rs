@@ -290,3 +290,52 @@ fn labelled_jumps_out_of_element_loops_and_while_let() {
         }
     }
 }
+
+/// A labelled `for` over a mapped chain: `continue 'outer` from an inner loop.
+#[differentiable]
+fn over_chain(x: &[f64], n: i32) -> f64 {
+    let mut s = 0.0;
+    'outer: for v in x.iter().map(|v| v * v) {
+        for j in 0..n {
+            if v * (j as f64) > 1.0 {
+                continue 'outer;
+            }
+            s += v.sin();
+        }
+        s += v;
+    }
+    s
+}
+
+fn over_chain_d(x: &[D], n: i32) -> D {
+    let mut s = c(0.0);
+    'outer: for v in x.iter().map(|v| *v * *v) {
+        for j in 0..n {
+            if v.re * (j as f64) > 1.0 {
+                continue 'outer;
+            }
+            s += v.sin();
+        }
+        s += v;
+    }
+    s
+}
+
+#[test]
+fn labelled_continue_out_of_a_loop_over_a_chain() {
+    let x = [0.4, -1.2, 0.9, 0.2];
+    for n in 0..4 {
+        let (_, g) = ad::value_and_grad(over_chain, (&x[..], n));
+        for k in 0..4 {
+            let xs: Vec<D> = (0..4)
+                .map(|i| D::new(x[i], if i == k { 1.0 } else { 0.0 }))
+                .collect();
+            let want = over_chain_d(&xs, n).eps;
+            assert!(
+                dual_check::close(g.0[k], want, dual_check::TOL),
+                "n {n}, d/dx{k}: {} vs {want}",
+                g.0[k]
+            );
+        }
+    }
+}

@@ -11,6 +11,7 @@ use syn::{BinOp, Expr, FnArg, Ident, ItemFn, Pat, ReturnType, Stmt, Type, UnOp};
 
 mod assign;
 mod calls;
+mod chain_loop;
 mod chains;
 mod closures;
 mod control;
@@ -22,6 +23,8 @@ mod matching;
 mod names;
 mod operators;
 mod patterns;
+mod places;
+mod sources;
 mod verbatim;
 mod views;
 mod written;
@@ -63,6 +66,11 @@ pub struct Lower {
     views: HashMap<u32, views::View>,
     /// The closures bound by `let`, by name: inlined where they are called.
     closures: HashMap<String, closures::Closure>,
+    /// Loop elements bound to places of a variable (`iter_mut`, `windows`), for the body being
+    /// bound: the loop writes its body again with the places.
+    places: Vec<places::Place>,
+    /// The label of a `for` loop over a chain, for the loop it is lowered to.
+    chain_label: Option<syn::Label>,
     pub errors: Vec<syn::Error>,
 }
 
@@ -88,6 +96,8 @@ impl Lower {
             krate,
             closures: HashMap::new(),
             views: HashMap::new(),
+            places: Vec::new(),
+            chain_label: None,
             errors: Vec::new(),
         }
     }

@@ -544,6 +544,56 @@ where
     core::iter::empty().product()
 }
 
+/// Which elements a `filter` of an iterator chain keeps, by position among the elements the
+/// loop visits: `keep` of each item of `items` (the chain before the `filter`, run as the
+/// function runs it). With `before`, the mask of an earlier `filter` of the same chain, `items`
+/// yields only the items that one kept, so the mask is `false` where it dropped the element.
+/// The predicate decides which items count; its result carries no derivative.
+pub fn filter_mask<I, P>(before: Option<&[bool]>, mut items: I, mut keep: P) -> Vec<bool>
+where
+    I: Iterator,
+    P: FnMut(&I::Item) -> bool,
+{
+    match before {
+        None => items.map(|item| keep(&item)).collect(),
+        Some(before) => before
+            .iter()
+            .map(|&kept| match kept {
+                true => items.next().is_some_and(|item| keep(&item)),
+                false => false,
+            })
+            .collect(),
+    }
+}
+
+/// How many elements a mask of `filter_mask` keeps.
+pub fn kept(mask: &[bool]) -> usize {
+    mask.iter().filter(|k| **k).count()
+}
+
+/// The first item of an iterator chain, run as the function runs it: where the best value of
+/// `min_by` or `max_by` starts, of the type of the chain's items (the loop then takes the first
+/// item again, with its derivative). Panics for an empty chain, as `.unwrap()` of its `None`
+/// does.
+pub fn first_item<I: Iterator>(mut chain: I) -> I::Item {
+    match chain.next() {
+        Some(item) => item,
+        None => panic!("called `Option::unwrap()` on a `None` value"),
+    }
+}
+
+/// `n` copies of the first item of an iterator chain (none for `n = 0`): the `Vec` that a loop
+/// then writes item by item, with their derivatives, for `collect`.
+pub fn vec_like<I: Iterator>(mut chain: I, n: usize) -> Vec<I::Item>
+where
+    I::Item: Clone,
+{
+    match (n, chain.next()) {
+        (0, _) | (_, None) => Vec::new(),
+        (n, Some(first)) => vec![first; n],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -108,7 +108,7 @@ impl Lower {
     }
 }
 
-fn strip_parens(e: &Expr) -> &Expr {
+pub(super) fn strip_parens(e: &Expr) -> &Expr {
     match e {
         Expr::Paren(p) => strip_parens(&p.expr),
         Expr::Group(g) => strip_parens(&g.expr),

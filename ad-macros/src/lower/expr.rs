@@ -70,6 +70,10 @@ impl Lower {
                 {
                     self.expr(&u.expr, out)
                 }
+                // `*a.iter().max_by(..).unwrap()`: the best element, a value in the derivative.
+                UnOp::Deref(_) if super::chains::is_best_of_elements(&u.expr) => {
+                    self.expr(&u.expr, out)
+                }
                 _ => {
                     self.errors.push(err(u, "#[differentiable] does not support dereferencing here; pass values, not references"));
                     self.dummy(out, u.span())

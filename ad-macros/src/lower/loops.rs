@@ -1,10 +1,14 @@
-//! Lowering of `for` and `while` loops: ranges, loops over elements and the sources they
-//! iterate.
+//! Lowering of `for` and `while` loops: ranges, and loops over elements (`sources.rs` says what
+//! they iterate), whose body starts by binding the pattern to the elements at a hidden index.
 
+use super::sources::Source;
 use super::*;
 
 impl Lower {
     pub(super) fn for_loop(&mut self, f: &syn::ExprForLoop, out: &mut Vec<Inst>) {
+        if self.for_over_chain(f, out) {
+            return;
+        }
         match self.element_source(&f.expr) {
             Some(Ok(src)) => return self.element_loop(f, &src, out),
             Some(Err(e)) => {
@@ -100,9 +104,14 @@ impl Lower {
         self.vars[index.0 as usize].known_inactive = true;
         self.bind(index);
         let mut insts = Vec::new();
+        let mark = self.places.len();
         self.bind_elements(&f.pat, src, (index, &ident), &mut insts);
+        // Elements that stand for places of a variable (`*v` of `iter_mut`, `w[j]` of a
+        // window) are read and written there: the body is written so.
+        let places = self.places.split_off(mark);
+        let rewritten = (!places.is_empty()).then(|| self.rewrite_places(&f.body, &places));
         self.enter_loop(f.label.as_ref(), false, false);
-        let body = self.block(&f.body);
+        let body = self.block(rewritten.as_ref().unwrap_or(&f.body));
         let frame = self.leave_loop(out);
         self.scopes.pop();
         insts.extend(body.insts);
@@ -144,7 +153,7 @@ impl Lower {
     }
 
     /// The elements of a variable, or of the range a view stands for.
-    fn elements(&mut self, var: Var, ident: Ident) -> Source {
+    pub(super) fn elements(&mut self, var: Var, ident: Ident) -> Source {
         match self.view_of(var) {
             Some(view) => self.view_elements(&view),
             None => Source::Elems(var, ident),
@@ -166,136 +175,6 @@ impl Lower {
             Expr::Paren(p) => self.summed_var(&p.expr),
             _ => None,
         }
-    }
-
-    /// What a `for` loop iterates over, when it is the elements of variables:
-    /// `a.iter()`, `&a`, with `.copied()`, `.enumerate()` and `.zip(..)`.
-    pub(super) fn element_source(&mut self, e: &Expr) -> Option<Result<Source, syn::Error>> {
-        match e {
-            Expr::Paren(p) => self.element_source(&p.expr),
-            // `for x in v` with `v: &[T]` a shared slice parameter: its elements by reference.
-            Expr::Path(_) => {
-                let (var, ident) = self.local_var(e)?;
-                if let Some(view) = self.view_of(var) {
-                    return Some(Ok(self.view_elements(&view)));
-                }
-                let shared_slice = self.vars[var.0 as usize]
-                    .ty
-                    .as_ref()
-                    .and_then(slice_of)
-                    .is_some_and(|(mutable, _)| !mutable);
-                shared_slice.then(|| Ok(Source::Elems(var, ident)))
-            }
-            Expr::Reference(r) if r.mutability.is_none() => {
-                if let Some(src) = self.range_of_elements(&r.expr) {
-                    return Some(Ok(src));
-                }
-                let (var, ident) = self.local_var(&r.expr)?;
-                Some(Ok(self.elements(var, ident)))
-            }
-            Expr::MethodCall(m) => {
-                let name = m.method.to_string();
-                match (name.as_str(), m.args.len()) {
-                    ("iter", 0) => {
-                        if let Some(src) = self.range_of_elements(&m.receiver) {
-                            return Some(Ok(src));
-                        }
-                        let (var, ident) = self.local_var(&m.receiver)?;
-                        Some(Ok(self.elements(var, ident)))
-                    }
-                    ("copied" | "cloned", 0) => self.element_source(&m.receiver),
-                    ("into_iter", 0) => {
-                        let (var, ident) = self.local_var(&m.receiver)?;
-                        Some(Ok(self.elements(var, ident)))
-                    }
-                    ("rev", 0) => Some(
-                        self.element_source(&m.receiver)?
-                            .map(|s| Source::Rev(Box::new(s))),
-                    ),
-                    ("skip" | "take" | "step_by", 1) => {
-                        let inner = self.element_source(&m.receiver)?;
-                        let count = &m.args[0];
-                        let tokens = count.to_token_stream();
-                        let reads = self.reads_of(&tokens);
-                        let count = quote!((#tokens));
-                        Some(inner.map(|s| match name.as_str() {
-                            "skip" => Source::Skip(Box::new(s), count, reads),
-                            "take" => Source::Take(Box::new(s), count, reads),
-                            _ => Source::StepBy(Box::new(s), count, reads),
-                        }))
-                    }
-                    ("enumerate", 0) => Some(
-                        self.element_source(&m.receiver)?
-                            .map(|s| Source::Enumerate(Box::new(s))),
-                    ),
-                    ("zip", 1) => {
-                        let left = self.element_source(&m.receiver)?;
-                        let arg = &m.args[0];
-                        let right = match self.element_source(arg) {
-                            Some(r) => r,
-                            None => match self.local_var(arg) {
-                                Some((var, ident)) => Ok(Source::Elems(var, ident)),
-                                None => Err(err(
-                                    arg,
-                                    "#[differentiable] can zip with the elements of a variable only: `.zip(b.iter())` or `.zip(&b)`",
-                                )),
-                            },
-                        };
-                        Some(
-                            left.and_then(|l| right.map(|r| Source::Zip(Box::new(l), Box::new(r)))),
-                        )
-                    }
-                    ("iter_mut", _) => Some(Err(err(
-                        m,
-                        "#[differentiable] does not support `iter_mut`; write the elements by index: `for i in 0..a.len() { a[i] = ...; }`",
-                    ))),
-                    _ => {
-                        // An adapter over elements: `a.iter().map(..)`, `.rev()`, `.skip(..)`.
-                        if self.element_source(&m.receiver).is_some() {
-                            Some(Err(err(
-                                &m.method,
-                                format!(
-                                    "#[differentiable] does not support `.{name}(..)` over elements, in a `for` loop or an iterator chain (it supports `iter`, `into_iter` (in a `for` loop), `copied`, `cloned`, `enumerate`, `zip`, `skip`, `take`, `rev`, `step_by` and slices `a[i..j]`, then `map` and `sum`, `product` or `fold`); loop over indices instead: `for i in 0..a.len()`"
-                                ),
-                            )))
-                        } else {
-                            None
-                        }
-                    }
-                }
-            }
-            _ => None,
-        }
-    }
-
-    /// The elements of a range of a variable, `a[lo..hi]`: those after the first `lo`, `hi - lo`
-    /// of them (also `a[lo..]`, `a[..hi]`, `a[lo..=hi]`).
-    fn range_of_elements(&mut self, e: &Expr) -> Option<Source> {
-        let Expr::Index(ix) = e else { return None };
-        let Expr::Range(r) = &*ix.index else {
-            return None;
-        };
-        let (var, ident) = self.local_var(&ix.expr)?;
-        let mut src = Source::Elems(var, ident.clone());
-        let start = r.start.as_ref().map(|s| s.to_token_stream());
-        // The range's own length: out of bounds, it panics as the function does.
-        let count = quote!(#ident[#r].len());
-        let mut reads = self.reads_of(&count);
-        reads.push(var);
-        src = Source::Take(Box::new(src), count, reads);
-        if let Some(s) = start {
-            let reads = self.reads_of(&s);
-            // Skip first: the count of `take` counts from the start of the range.
-            src = match src {
-                Source::Take(inner, count, reads_t) => Source::Take(
-                    Box::new(Source::Skip(inner, quote!((#s)), reads)),
-                    count,
-                    reads_t,
-                ),
-                other => Source::Skip(Box::new(other), quote!((#s)), reads),
-            };
-        }
-        Some(src)
     }
 
     /// `a op b` on indices, written so that the reverse sweep can compute it again.
@@ -323,7 +202,7 @@ impl Lower {
     }
 
     /// A hidden index variable bound to `value`, in scope for the elements bound after it.
-    fn hidden_index(&mut self, value: Value, out: &mut Vec<Inst>) -> (Var, Ident) {
+    pub(super) fn hidden_index(&mut self, value: Value, out: &mut Vec<Inst>) -> (Var, Ident) {
         let ident = Ident::new(&format!("__ad_i{}", self.hidden), Span::mixed_site());
         self.hidden += 1;
         let var = self.new_var(ident.clone(), None, false);
@@ -334,69 +213,6 @@ impl Lower {
         });
         self.bind(var);
         (var, ident)
-    }
-
-    /// The expression that counts the elements a source yields.
-    pub(super) fn source_len(src: &Source) -> TokenStream {
-        match src {
-            Source::Elems(_, ident) => quote!(#ident.len()),
-            Source::Enumerate(inner) => Self::source_len(inner),
-            Source::Zip(a, b) => {
-                let (la, lb) = (Self::source_len(a), Self::source_len(b));
-                // Zipped with itself shifted (`x.iter().zip(x.iter().skip(1))`): the shorter is
-                // known, and the optimiser sees that every index is in bounds.
-                let (ta, tb) = (la.to_string(), lb.to_string());
-                match (Self::shortened(b), Self::shortened(a)) {
-                    _ if ta == tb => la,
-                    (Some(base), _) if Self::source_len(base).to_string() == ta => lb,
-                    (_, Some(base)) if Self::source_len(base).to_string() == tb => la,
-                    _ => quote!(::core::cmp::min(#la, #lb)),
-                }
-            }
-            Source::Skip(inner, k, _) => {
-                let len = Self::source_len(inner);
-                quote!(usize::saturating_sub(#len, #k))
-            }
-            Source::Take(inner, k, _) => {
-                let len = Self::source_len(inner);
-                quote!(::core::cmp::min(#len, #k))
-            }
-            Source::Rev(inner) => Self::source_len(inner),
-            // As many as `step_by` yields: the first, then one every `k` (`k = 0` panics, as
-            // `step_by(0)` does).
-            Source::StepBy(inner, k, _) => {
-                let len = Self::source_len(inner);
-                quote!(usize::div_ceil(#len, #k))
-            }
-        }
-    }
-
-    /// The source that `src` skips elements of (`base.skip(k)`, also `base.skip(k).take(m)`):
-    /// `src` is no longer than it.
-    fn shortened(src: &Source) -> Option<&Source> {
-        match src {
-            Source::Skip(inner, ..) => Some(inner),
-            Source::Take(inner, ..) => Self::shortened(inner).or(Some(inner)),
-            _ => None,
-        }
-    }
-
-    pub(super) fn source_vars(src: &Source, vars: &mut Vec<Var>) {
-        match src {
-            Source::Elems(var, _) => vars.push(*var),
-            Source::Enumerate(inner) => Self::source_vars(inner, vars),
-            Source::Zip(a, b) => {
-                Self::source_vars(a, vars);
-                Self::source_vars(b, vars);
-            }
-            Source::Skip(inner, _, reads)
-            | Source::Take(inner, _, reads)
-            | Source::StepBy(inner, _, reads) => {
-                Self::source_vars(inner, vars);
-                vars.extend(reads);
-            }
-            Source::Rev(inner) => Self::source_vars(inner, vars),
-        }
     }
 
     /// Binds the loop pattern to the elements at the hidden index `index`.
@@ -493,6 +309,13 @@ impl Lower {
                 let shifted = self.index_arith(crate::ir::Arith::Add, i, count, out);
                 let (var, ident) = self.hidden_index(shifted, out);
                 self.bind_elements(pat, inner, (var, &ident), out);
+            }
+            (Source::ElemsMut(var, ident), _) => {
+                self.bind_place(pat, *var, ident, None, index, out)
+            }
+            (Source::Views(var, ident, kind, k, reads), _) => {
+                let view = (*kind, k.clone(), reads.clone());
+                self.bind_place(pat, *var, ident, Some(view), index, out)
             }
             (Source::Elems(var, ident), _) => {
                 let (name, by_ref) = match pat {
@@ -594,20 +417,4 @@ fn is_integer_range(e: &Expr) -> bool {
         }
         _ => false,
     }
-}
-
-/// What a `for` loop over elements iterates over.
-pub(super) enum Source {
-    /// The elements of a variable.
-    Elems(Var, Ident),
-    Enumerate(Box<Source>),
-    Zip(Box<Source>, Box<Source>),
-    /// `.skip(k)`: the count `k` as written, and the variables it reads.
-    Skip(Box<Source>, TokenStream, Vec<Var>),
-    /// `.take(k)`.
-    Take(Box<Source>, TokenStream, Vec<Var>),
-    /// `.rev()`.
-    Rev(Box<Source>),
-    /// `.step_by(k)`.
-    StepBy(Box<Source>, TokenStream, Vec<Var>),
 }

@@ -51,14 +51,7 @@ impl Lower {
                         && matches!(tts.get(i + 1), Some(TokenTree::Ident(id))
                             if !except.contains(&id.to_string())
                                 && self.lookup(&id.to_string()).is_some_and(|v| self.element_vars.contains(&v)))
-                        && !matches!(
-                            i.checked_sub(1).map(|j| &tts[j]),
-                            Some(TokenTree::Ident(k)) if !matches!(k.to_string().as_str(), "return" | "in" | "if" | "match" | "while" | "else" | "break"),
-                        )
-                        && !matches!(
-                            i.checked_sub(1).map(|j| &tts[j]),
-                            Some(TokenTree::Literal(_) | TokenTree::Group(_))
-                        ) => {}
+                        && !is_operand(i.checked_sub(1).map(|j| &tts[j])) => {}
                 TokenTree::Group(g) => {
                     let mut inner = proc_macro2::Group::new(
                         g.delimiter(),
@@ -200,4 +193,17 @@ pub(super) fn may_write(tokens: &TokenStream) -> bool {
         }
     }
     false
+}
+
+/// Whether the token before a `*` ends an operand, which makes the `*` a multiplication rather
+/// than a dereference.
+pub(super) fn is_operand(before: Option<&TokenTree>) -> bool {
+    match before {
+        Some(TokenTree::Ident(k)) => !matches!(
+            k.to_string().as_str(),
+            "return" | "in" | "if" | "match" | "while" | "else" | "break"
+        ),
+        Some(TokenTree::Literal(_) | TokenTree::Group(_)) => true,
+        _ => false,
+    }
 }

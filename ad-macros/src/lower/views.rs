@@ -236,12 +236,12 @@ impl Lower {
     }
 
     /// The elements of a view, as a loop's source: `base[start..end]`.
-    pub(super) fn view_elements(&mut self, view: &View) -> super::loops::Source {
+    pub(super) fn view_elements(&mut self, view: &View) -> super::sources::Source {
         let (base, ident) = (view.base, view.base_ident.clone());
         let (s, e) = (&view.start.1, &view.end.1);
-        super::loops::Source::Take(
-            Box::new(super::loops::Source::Skip(
-                Box::new(super::loops::Source::Elems(base, ident)),
+        super::sources::Source::Take(
+            Box::new(super::sources::Source::Skip(
+                Box::new(super::sources::Source::Elems(base, ident)),
                 quote!((#s)),
                 vec![view.start.0],
             )),
