@@ -343,6 +343,8 @@ macro_rules! tuple_tapeable {
         }
     )*};
 }
+// Up to sixteen elements: a call's record keeps its arguments as one tuple, and a function takes
+// up to sixteen (`MAX_ARGS` in `ad-macros/src/expand.rs`).
 tuple_tapeable! {
     (A a; A a)
     (A a, B b; B b, A a)
@@ -353,6 +355,13 @@ tuple_tapeable! {
     (A a, B b, C c, D d, E e, F f, G g; G g, F f, E e, D d, C c, B b, A a)
     (A a, B b, C c, D d, E e, F f, G g, H h; H h, G g, F f, E e, D d, C c, B b, A a)
     (A a, B b, C c, D d, E e, F f, G g, H h, I i; I i, H h, G g, F f, E e, D d, C c, B b, A a)
+    (A a, B b, C c, D d, E e, F f, G g, H h, I i, J j; J j, I i, H h, G g, F f, E e, D d, C c, B b, A a)
+    (A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k; K k, J j, I i, H h, G g, F f, E e, D d, C c, B b, A a)
+    (A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l; L l, K k, J j, I i, H h, G g, F f, E e, D d, C c, B b, A a)
+    (A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l, M m; M m, L l, K k, J j, I i, H h, G g, F f, E e, D d, C c, B b, A a)
+    (A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l, M m, N n; N n, M m, L l, K k, J j, I i, H h, G g, F f, E e, D d, C c, B b, A a)
+    (A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l, M m, N n, O o; O o, N n, M m, L l, K k, J j, I i, H h, G g, F f, E e, D d, C c, B b, A a)
+    (A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l, M m, N n, O o, P p; P p, O o, N n, M m, L l, K k, J j, I i, H h, G g, F f, E e, D d, C c, B b, A a)
 }
 
 impl<T: Tapeable, const N: usize> Tapeable for [T; N] {

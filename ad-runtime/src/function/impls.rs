@@ -1,4 +1,7 @@
-//! `Function` and its rule types for each arity up to eight: the arity macro and its instances.
+//! `Function` and its rule types for each arity up to sixteen: the arity macro and its instances.
+//!
+//! One impl of each trait per arity, so the cost grows linearly with the largest arity (see
+//! `MAX_ARGS` in `ad-macros/src/attr.rs`, which must name the same number).
 
 use super::closures::{ForwardFn, ReverseFn};
 use super::kinds::Arg;
@@ -476,13 +479,34 @@ macro_rules! sig_adj {
     ($($A:ident)+) => { ($($A::Adj,)+) };
 }
 
+/// The arities of two arguments or more, whose reverse rules return the tuple of the adjoints.
+macro_rules! many_impls {
+    ($(($($A:ident $a:ident $da:ident $s:ident $i:tt),+))*) => {
+        function_impls! {$(
+            (A1; $($A $a $da $s $i),+) => ($(AdjOf<$A>,)+), |t| t, Tupled;
+        )*}
+    };
+}
+
 function_impls! {
     (A1; A1 a1 da1 s1 0) => AdjOf<A1>, |t| (t,), Swept;
-    (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1) => (AdjOf<A1>, AdjOf<A2>), |t| t, Tupled;
-    (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2) => (AdjOf<A1>, AdjOf<A2>, AdjOf<A3>), |t| t, Tupled;
-    (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3) => (AdjOf<A1>, AdjOf<A2>, AdjOf<A3>, AdjOf<A4>), |t| t, Tupled;
-    (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4) => (AdjOf<A1>, AdjOf<A2>, AdjOf<A3>, AdjOf<A4>, AdjOf<A5>), |t| t, Tupled;
-    (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4, A6 a6 da6 s6 5) => (AdjOf<A1>, AdjOf<A2>, AdjOf<A3>, AdjOf<A4>, AdjOf<A5>, AdjOf<A6>), |t| t, Tupled;
-    (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4, A6 a6 da6 s6 5, A7 a7 da7 s7 6) => (AdjOf<A1>, AdjOf<A2>, AdjOf<A3>, AdjOf<A4>, AdjOf<A5>, AdjOf<A6>, AdjOf<A7>), |t| t, Tupled;
-    (A1; A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4, A6 a6 da6 s6 5, A7 a7 da7 s7 6, A8 a8 da8 s8 7) => (AdjOf<A1>, AdjOf<A2>, AdjOf<A3>, AdjOf<A4>, AdjOf<A5>, AdjOf<A6>, AdjOf<A7>, AdjOf<A8>), |t| t, Tupled;
+}
+
+// Two arguments or more: the adjoints come back as a tuple, one invocation per arity.
+many_impls! {
+    (A1 a1 da1 s1 0, A2 a2 da2 s2 1)
+    (A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2)
+    (A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3)
+    (A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4)
+    (A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4, A6 a6 da6 s6 5)
+    (A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4, A6 a6 da6 s6 5, A7 a7 da7 s7 6)
+    (A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4, A6 a6 da6 s6 5, A7 a7 da7 s7 6, A8 a8 da8 s8 7)
+    (A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4, A6 a6 da6 s6 5, A7 a7 da7 s7 6, A8 a8 da8 s8 7, A9 a9 da9 s9 8)
+    (A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4, A6 a6 da6 s6 5, A7 a7 da7 s7 6, A8 a8 da8 s8 7, A9 a9 da9 s9 8, A10 a10 da10 s10 9)
+    (A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4, A6 a6 da6 s6 5, A7 a7 da7 s7 6, A8 a8 da8 s8 7, A9 a9 da9 s9 8, A10 a10 da10 s10 9, A11 a11 da11 s11 10)
+    (A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4, A6 a6 da6 s6 5, A7 a7 da7 s7 6, A8 a8 da8 s8 7, A9 a9 da9 s9 8, A10 a10 da10 s10 9, A11 a11 da11 s11 10, A12 a12 da12 s12 11)
+    (A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4, A6 a6 da6 s6 5, A7 a7 da7 s7 6, A8 a8 da8 s8 7, A9 a9 da9 s9 8, A10 a10 da10 s10 9, A11 a11 da11 s11 10, A12 a12 da12 s12 11, A13 a13 da13 s13 12)
+    (A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4, A6 a6 da6 s6 5, A7 a7 da7 s7 6, A8 a8 da8 s8 7, A9 a9 da9 s9 8, A10 a10 da10 s10 9, A11 a11 da11 s11 10, A12 a12 da12 s12 11, A13 a13 da13 s13 12, A14 a14 da14 s14 13)
+    (A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4, A6 a6 da6 s6 5, A7 a7 da7 s7 6, A8 a8 da8 s8 7, A9 a9 da9 s9 8, A10 a10 da10 s10 9, A11 a11 da11 s11 10, A12 a12 da12 s12 11, A13 a13 da13 s13 12, A14 a14 da14 s14 13, A15 a15 da15 s15 14)
+    (A1 a1 da1 s1 0, A2 a2 da2 s2 1, A3 a3 da3 s3 2, A4 a4 da4 s4 3, A5 a5 da5 s5 4, A6 a6 da6 s6 5, A7 a7 da7 s7 6, A8 a8 da8 s8 7, A9 a9 da9 s9 8, A10 a10 da10 s10 9, A11 a11 da11 s11 10, A12 a12 da12 s12 11, A13 a13 da13 s13 12, A14 a14 da14 s14 13, A15 a15 da15 s15 14, A16 a16 da16 s16 15)
 }
