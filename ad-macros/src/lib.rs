@@ -10,6 +10,7 @@ mod ir;
 mod lower;
 mod prims;
 mod reverse;
+mod signature;
 
 use proc_macro::TokenStream;
 
