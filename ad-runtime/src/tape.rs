@@ -344,7 +344,7 @@ macro_rules! tuple_tapeable {
     )*};
 }
 // Up to sixteen elements: a call's record keeps its arguments as one tuple, and a function takes
-// up to sixteen (`MAX_ARGS` in `ad-macros/src/expand.rs`).
+// up to sixteen (`MAX_ARGS` in `ad-macros/src/signature.rs`).
 tuple_tapeable! {
     (A a; A a)
     (A a, B b; B b, A a)

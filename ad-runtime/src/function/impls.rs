@@ -1,7 +1,7 @@
 //! `Function` and its rule types for each arity up to sixteen: the arity macro and its instances.
 //!
 //! One impl of each trait per arity, so the cost grows linearly with the largest arity (see
-//! `MAX_ARGS` in `ad-macros/src/attr.rs`, which must name the same number).
+//! `MAX_ARGS` in `ad-macros/src/signature.rs`, which must name the same number).
 
 use super::closures::{ForwardFn, ReverseFn};
 use super::kinds::Arg;
