@@ -16,8 +16,26 @@ const NOT_DIFFERENTIABLE: &[&str] = &[
     "SystemTime",
 ];
 
-/// Errors for parameter and result types that can never carry or pass through a derivative.
+/// The most arguments a differentiable function takes: the runtime implements `Function`
+/// (`ad-runtime/src/function/impls.rs`) and `Tapeable` for tuples, which keep a call's arguments
+/// (`ad-runtime/src/tape.rs`), for each arity up to this one.
+const MAX_ARGS: usize = 16;
+
+/// Errors for a signature with more arguments than the runtime supports, and for parameter and
+/// result types that can never carry or pass through a derivative.
 pub fn check(sig: &syn::Signature) -> Vec<syn::Error> {
+    let mut errors = Vec::new();
+    // Past the limit, rustc would report the missing `Function` impl on the generated code.
+    let count = sig.inputs.len();
+    if count > MAX_ARGS {
+        let name = syn::ext::IdentExt::unraw(&sig.ident);
+        errors.push(syn::Error::new_spanned(
+            &sig.inputs,
+            format!(
+                "#[differentiable] supports functions of up to {MAX_ARGS} arguments, and `{name}` takes {count}: group arguments in a tuple, an array or a slice (`xs: [f64; {count}]`, `xs: &[f64]`), each of which is one argument"
+            ),
+        ));
+    }
     let named = |ty: &syn::Type| match ty {
         syn::Type::Path(p) if p.qself.is_none() => p
             .path
@@ -28,7 +46,6 @@ pub fn check(sig: &syn::Signature) -> Vec<syn::Error> {
             .filter(|name| NOT_DIFFERENTIABLE.contains(&name.as_str())),
         _ => None,
     };
-    let mut errors = Vec::new();
     for arg in &sig.inputs {
         if let syn::FnArg::Typed(pt) = arg
             && let Some(name) = named(&pt.ty)
