@@ -409,3 +409,162 @@ fn rules_of_sixteen_arguments_serve_the_other_mode_too() {
         "no rule once the guard is dropped"
     );
 }
+
+/// Sixteen arguments, no derivative of its own: lse(x) = ln sum_k e^(x_k), whose gradient is
+/// the softmax, dlse/dx_k = e^(x_k) / sum_j e^(x_j).
+fn lse16(
+    x1: f64,
+    x2: f64,
+    x3: f64,
+    x4: f64,
+    x5: f64,
+    x6: f64,
+    x7: f64,
+    x8: f64,
+    x9: f64,
+    x10: f64,
+    x11: f64,
+    x12: f64,
+    x13: f64,
+    x14: f64,
+    x15: f64,
+    x16: f64,
+) -> f64 {
+    [
+        x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15, x16,
+    ]
+    .iter()
+    .map(|x| x.exp())
+    .sum::<f64>()
+    .ln()
+}
+
+/// The forward part of lse's reverse rule: the value, and the softmax weights as residuals,
+/// which wait on the tape for the reverse part.
+fn lse16_forward(
+    x1: f64,
+    x2: f64,
+    x3: f64,
+    x4: f64,
+    x5: f64,
+    x6: f64,
+    x7: f64,
+    x8: f64,
+    x9: f64,
+    x10: f64,
+    x11: f64,
+    x12: f64,
+    x13: f64,
+    x14: f64,
+    x15: f64,
+    x16: f64,
+) -> (f64, [f64; 16]) {
+    let e = [
+        x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15, x16,
+    ]
+    .map(f64::exp);
+    let s: f64 = e.iter().sum();
+    (s.ln(), e.map(|ek| ek / s))
+}
+
+#[ad::custom_rule(reverse, of = lse16, augmented = lse16_forward)]
+fn lse16_reverse(
+    w: [f64; 16],
+    bar: f64,
+) -> (
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+) {
+    let g = w.map(|wk| wk * bar);
+    (
+        g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[10], g[11], g[12], g[13],
+        g[14], g[15],
+    )
+}
+
+/// s(x, y) = y lse(x, 2x, .., 16x) with x_k = k x: by the rule, ds/dx = y sum_k k p_k and
+/// ds/dy = lse, p the softmax at (x, 2x, .., 16x).
+#[differentiable]
+fn calls_lse16(x: f64, y: f64) -> f64 {
+    y * lse16(
+        x,
+        2.0 * x,
+        3.0 * x,
+        4.0 * x,
+        5.0 * x,
+        6.0 * x,
+        7.0 * x,
+        8.0 * x,
+        9.0 * x,
+        10.0 * x,
+        11.0 * x,
+        12.0 * x,
+        13.0 * x,
+        14.0 * x,
+        15.0 * x,
+        16.0 * x,
+    )
+}
+
+#[test]
+fn a_rule_with_residuals_of_sixteen_arguments() {
+    let (x, y) = (0.15_f64, -1.25_f64);
+    let e: [f64; 16] = core::array::from_fn(|k| ((k + 1) as f64 * x).exp());
+    let s: f64 = e.iter().sum();
+    let lse = s.ln();
+    let dx = y * (0..16).map(|k| (k + 1) as f64 * e[k] / s).sum::<f64>();
+
+    // Directly: the gradient is the softmax.
+    let args = (
+        x,
+        2.0 * x,
+        3.0 * x,
+        4.0 * x,
+        5.0 * x,
+        6.0 * x,
+        7.0 * x,
+        8.0 * x,
+        9.0 * x,
+        10.0 * x,
+        11.0 * x,
+        12.0 * x,
+        13.0 * x,
+        14.0 * x,
+        15.0 * x,
+        16.0 * x,
+    );
+    let (v, g) = ad::value_and_grad(lse16, args);
+    assert_close(v, lse, "lse16: value");
+    let (g1, g2, g3, g4, g5, g6, g7, g8, g9, g10, g11, g12, g13, g14, g15, g16) = g;
+    let g = [
+        g1, g2, g3, g4, g5, g6, g7, g8, g9, g10, g11, g12, g13, g14, g15, g16,
+    ];
+    for k in 0..16 {
+        assert_close(g[k], e[k] / s, &format!("lse16: softmax {}", k + 1));
+    }
+
+    // Inside another function, the residuals on the tape between the sweeps: joint, and the
+    // forward sweep alone before the pullback.
+    let (v, (gx, gy)) = ad::value_and_grad(calls_lse16, (x, y));
+    assert_close(v, y * lse, "calls_lse16: value");
+    assert_close(gx, dx, "calls_lse16: ds/dx");
+    assert_close(gy, lse, "calls_lse16: ds/dy");
+    let (_, pullback) = ad::vjp(calls_lse16, (x, y));
+    let (gx, gy) = pullback(0.5);
+    assert_close(gx, 0.5 * dx, "calls_lse16 pullback: ds/dx");
+    assert_close(gy, 0.5 * lse, "calls_lse16 pullback: ds/dy");
+}
