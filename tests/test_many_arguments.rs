@@ -258,12 +258,8 @@ fn sixteen_arguments_in_reverse_mode_through_every_entry_point() {
     check_sixteen((floats, buffer), &want, 3.0, "vjp_into");
 }
 
-/// The tangents of `sixteen`'s arguments: `dx` for the floats in order x1..x13, `dw` for the
-/// slice, none for the integer and the constant.
-fn tangents16<'a>(
-    dx: &[f64; 13],
-    dw: &'a [f64],
-) -> (
+/// The tangents of `sixteen`'s arguments.
+type Tangents16<'a> = (
     f64,
     f64,
     f64,
@@ -280,7 +276,11 @@ fn tangents16<'a>(
     f64,
     f64,
     f64,
-) {
+);
+
+/// The tangents of `sixteen`'s arguments: `dx` for the floats in order x1..x13, `dw` for the
+/// slice, none for the integer and the constant.
+fn tangents16<'a>(dx: &[f64; 13], dw: &'a [f64]) -> Tangents16<'a> {
     (
         dx[0], dx[1], dx[2], dx[3], dx[4], NoTangent, dx[5], dx[6], dw, dx[7], dx[8], NoTangent,
         dx[9], dx[10], dx[11], dx[12],

@@ -277,27 +277,28 @@ type LinearArgs = (
     f64,
 );
 
+/// What `grad` returns for `linear`.
+type LinearGrads = (
+    f64,
+    f64,
+    f64,
+    f64,
+    NoTangent,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    NoTangent,
+    f64,
+    f64,
+    f64,
+    f64,
+);
+
 /// The floats of the arguments in order x1..x14, from the tuple of sixteen.
-fn linear_floats(
-    g: (
-        f64,
-        f64,
-        f64,
-        f64,
-        NoTangent,
-        f64,
-        f64,
-        f64,
-        f64,
-        f64,
-        f64,
-        NoTangent,
-        f64,
-        f64,
-        f64,
-        f64,
-    ),
-) -> [f64; 14] {
+fn linear_floats(g: LinearGrads) -> [f64; 14] {
     let (g1, g2, g3, g4, _, g5, g6, g7, g8, g9, g10, _, g11, g12, g13, g14) = g;
     [g1, g2, g3, g4, g5, g6, g7, g8, g9, g10, g11, g12, g13, g14]
 }
@@ -467,28 +468,28 @@ fn lse16_forward(
     (s.ln(), e.map(|ek| ek / s))
 }
 
+/// The adjoints of sixteen floats.
+type Floats16 = (
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+);
+
 #[ad::custom_rule(reverse, of = lse16, augmented = lse16_forward)]
-fn lse16_reverse(
-    w: [f64; 16],
-    bar: f64,
-) -> (
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-) {
+fn lse16_reverse(w: [f64; 16], bar: f64) -> Floats16 {
     let g = w.map(|wk| wk * bar);
     (
         g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[10], g[11], g[12], g[13],
