@@ -414,7 +414,7 @@ impl<'a> Forward<'a> {
                     }
                 }
                 let partial =
-                    crate::expand::Partial::of(callee, args, functions, &|a| self.p(a, al));
+                    crate::call_site::Partial::of(callee, args, functions, &|a| self.p(a, al));
                 if partial.is_some() {
                     // The function items are in place in the callee's derivative.
                     let keep = |k: &usize| !functions[*k];
@@ -434,7 +434,7 @@ impl<'a> Forward<'a> {
                 }
                 let v = hyg(format!("__v{}", out.0));
                 let d = hyg(format!("__d{}", out.0));
-                let call = crate::expand::call_site(
+                let call = crate::call_site::call_site(
                     &krate,
                     &self.caller,
                     *span,

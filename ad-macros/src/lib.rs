@@ -3,6 +3,7 @@
 
 mod activity;
 mod attr;
+mod call_site;
 mod expand;
 mod forward;
 mod generics;

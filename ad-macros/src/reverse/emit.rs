@@ -121,7 +121,7 @@ impl Reverse<'_> {
             .into_iter()
             .filter_map(|inst| match inst {
                 Inst::Call { out, span, .. } if self.active(*out) => Some(
-                    crate::expand::site_static(krate, &self.caller, *span, &site_ident(*out)),
+                    crate::call_site::site_static(krate, &self.caller, *span, &site_ident(*out)),
                 ),
                 _ => None,
             })

@@ -288,8 +288,8 @@ impl<'a> Reverse<'a> {
                     });
                 }
                 let partial =
-                    crate::expand::Partial::of(callee, args, functions, &|a| self.p(a, al));
-                let call = crate::expand::call_site(
+                    crate::call_site::Partial::of(callee, args, functions, &|a| self.p(a, al));
+                let call = crate::call_site::call_site(
                     &krate,
                     &self.caller,
                     *span,

@@ -364,7 +364,7 @@ impl<'a> Reverse<'a> {
                 // A function item is in place in the callee's derivative: not among the
                 // arguments, nor the adjoints, of the call.
                 // (A function item is a path, a constant: written as it is.)
-                let partial = crate::expand::Partial::of(callee, args, functions, &|a| {
+                let partial = crate::call_site::Partial::of(callee, args, functions, &|a| {
                     self.literals
                         .get(&a.0)
                         .cloned()
@@ -482,7 +482,7 @@ impl<'a> Reverse<'a> {
                             }
                         }
                     }
-                    let call = crate::expand::call_site(
+                    let call = crate::call_site::call_site(
                         krate,
                         &self.caller,
                         *span,
@@ -517,7 +517,7 @@ impl<'a> Reverse<'a> {
                     };
                     // Bound once: the call site names the record twice.
                     let full = hyg("__full");
-                    let call = crate::expand::call_site(
+                    let call = crate::call_site::call_site(
                         krate,
                         &self.caller,
                         *span,
