@@ -25,6 +25,7 @@ fn field_d(t: D, y: &[D], p: &[D]) -> Vec<D> {
 
 /// `n` classical Runge-Kutta steps of size `h` of `y' = f(t, y, p)` from `y0` at `t = 0`.
 #[differentiable]
+#[allow(clippy::manual_memcpy)] // the state is copied element by element, as the macro takes it
 fn rk4<F>(f: F, y0: &[f64], p: &[f64], h: f64, n: usize) -> Vec<f64>
 where
     F: Fn(f64, &[f64], &[f64]) -> Vec<f64>,

@@ -51,7 +51,7 @@ fn lent(x: &[f64], w: f64) -> f64 {
         h[i] = (x[i] * w).tanh();
     }
     let a = dot(&h, x);
-    h[0] = h[0] * a;
+    h[0] *= a;
     let arr = [w, w * w, x[0]];
     let b = dot(&arr, &arr[..]);
     a * dot(&h[..], &h) + b + norm2(&h)
@@ -60,7 +60,7 @@ fn lent(x: &[f64], w: f64) -> f64 {
 fn lent_d(x: &[D], w: D) -> D {
     let mut h: Vec<D> = x.iter().map(|xi| (*xi * w).tanh()).collect();
     let a = dot_d(&h, x);
-    h[0] = h[0] * a;
+    h[0] *= a;
     let arr = [w, w * w, x[0]];
     let b = dot_d(&arr, &arr);
     a * dot_d(&h, &h) + b + norm2_d(&h)

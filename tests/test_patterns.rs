@@ -117,6 +117,7 @@ fn match_on_an_option_binds_its_index() {
 
 /// Arms that bind the parts of a tuple and of an array of floats: their derivatives flow.
 #[differentiable]
+#[allow(clippy::match_single_binding)] // an irrefutable arm that binds, as the test means
 fn parts(x: f64, y: f64, k: i32) -> f64 {
     let pair = (x * y, k);
     let a = match pair {
@@ -289,7 +290,7 @@ fn swapped_d(x: D, y: D, n: i32) -> D {
         let (c, d) = (b, a);
         a = c * 0.5 + d.sin();
         b = d;
-        a = a + b;
+        a += b;
         std::mem::swap(&mut a, &mut b);
     }
     a * b + a

@@ -26,6 +26,7 @@ fn dot_d(a: &[D], b: &[D]) -> D {
 /// Rows of a row-major matrix as views: indexed in a loop over `0..row.len()`, passed on, and
 /// a tail and a whole view looped over and summed.
 #[differentiable]
+#[allow(clippy::redundant_slicing)] // a view of the whole slice, as the test means
 fn rows(m: &[f64], x: &[f64]) -> f64 {
     let n = x.len();
     let mut s = 0.0;
