@@ -90,6 +90,20 @@ impl<'a> Forward<'a> {
         self.act.value(v)
     }
 
+    /// `(value, tangent)` of `v`. A zero tangent is made before the pair, so that a value that
+    /// moves (a `Vec`) is read by `zero` before the tuple takes it.
+    fn pair(&self, v: Value, al: &Aliases) -> TokenStream {
+        let p = self.p(v, al);
+        if self.active(v) {
+            let t = self.t(v, al);
+            quote!((#p, #t))
+        } else {
+            let krate = self.krate;
+            let z = hyg("__zero".to_string());
+            quote!({ let #z = #krate::__private::zero(&#p); (#p, #z) })
+        }
+    }
+
     /// The tangent of `v`, or a zero of the right type if `v` carries none.
     fn t_or_zero(&self, v: Value, al: &Aliases) -> TokenStream {
         if self.active(v) {
@@ -152,11 +166,7 @@ impl<'a> Forward<'a> {
         let mut al = Aliases::default();
         let body = self.block(&func.body, &mut al);
         let tail = match func.body.result {
-            Some(r) => {
-                let p = self.p(r, &al);
-                let t = self.t_or_zero(r, &al);
-                Some(quote!((#p, #t)))
-            }
+            Some(r) => Some(self.pair(r, &al)),
             // A function that only writes `&mut [T]` outputs.
             None if is_unit(ret) => Some(quote!(((), #krate::__private::NoTangent))),
             None => None,
@@ -197,12 +207,10 @@ impl<'a> Forward<'a> {
         let mut inner = al.clone();
         let body = self.block(b, &mut inner);
         let tail = b.result.map(|r| {
-            let p = self.p(r, &inner);
             if out_active {
-                let t = self.t_or_zero(r, &inner);
-                quote!((#p, #t))
+                self.pair(r, &inner)
             } else {
-                p
+                self.p(r, &inner)
             }
         });
         quote!({ #body #tail })
@@ -216,6 +224,18 @@ impl<'a> Forward<'a> {
                 quote!(let #v = #primal; let #d = #t;)
             }
             _ => quote!(let #v = #primal;),
+        }
+    }
+
+    /// As `def`, for an aggregate built from its elements: the tangent first, since a zero
+    /// tangent made from an element that moves (a `Vec`) must read it before the value takes it.
+    fn def_aggregate(&self, out: Value, primal: TokenStream, tangent: TokenStream) -> TokenStream {
+        let v = hyg(format!("__v{}", out.0));
+        if self.active(out) {
+            let d = hyg(format!("__d{}", out.0));
+            quote!(let #d = #tangent; let #v = #primal;)
+        } else {
+            quote!(let #v = #primal;)
         }
     }
 
@@ -461,7 +481,7 @@ impl<'a> Forward<'a> {
             Inst::Tuple { out, elems } => {
                 let ps: Vec<TokenStream> = elems.iter().map(|e| self.p(*e, al)).collect();
                 let ts: Vec<TokenStream> = elems.iter().map(|e| self.t_or_zero(*e, al)).collect();
-                self.def(*out, quote!((#(#ps,)*)), Some(quote!((#(#ts,)*))))
+                self.def_aggregate(*out, quote!((#(#ps,)*)), quote!((#(#ts,)*)))
             }
             Inst::Field {
                 out,
@@ -536,9 +556,8 @@ impl<'a> Forward<'a> {
                 self.bind_result(*out, out_active, quote!(if #c #then_b else #else_b))
             }
             Inst::Return { value } => {
-                let p = self.p(*value, al);
-                let t = self.t_or_zero(*value, al);
-                quote!(return (#p, #t);)
+                let pair = self.pair(*value, al);
+                quote!(return #pair;)
             }
             Inst::Verbatim { tokens, .. } => tokens.clone(),
             Inst::Index {
@@ -581,7 +600,7 @@ impl<'a> Forward<'a> {
                 let ps: Vec<TokenStream> = elems.iter().map(|e| self.p(*e, al)).collect();
                 let ts: Vec<TokenStream> = elems.iter().map(|e| self.t_or_zero(*e, al)).collect();
                 let (p, t) = (array_tokens(&ps, *vec), array_tokens(&ts, *vec));
-                self.def(*out, p, Some(t))
+                self.def_aggregate(*out, p, t)
             }
             Inst::Repeat { out, elem, len } => {
                 let (pe, te) = (self.p(*elem, al), self.t_or_zero(*elem, al));

@@ -71,6 +71,9 @@ pub struct Lower {
     places: Vec<places::Place>,
     /// The label of a `for` loop over a chain, for the loop it is lowered to.
     chain_label: Option<syn::Label>,
+    /// The function returns `()` (it writes its results into `&mut [T]` outputs): `return;`
+    /// leaves it.
+    returns_unit: bool,
     pub errors: Vec<syn::Error>,
 }
 
@@ -98,6 +101,7 @@ impl Lower {
             views: HashMap::new(),
             places: Vec::new(),
             chain_label: None,
+            returns_unit: false,
             errors: Vec::new(),
         }
     }
@@ -177,7 +181,10 @@ impl Lower {
             .any(|arg| matches!(arg, FnArg::Typed(pt) if slice_of(&pt.ty).is_some_and(|(m, _)| m)));
         let ret = match &sig.output {
             // A function that writes its results into `&mut [T]` outputs may return nothing.
-            ReturnType::Default if writes_output => syn::parse_quote!(()),
+            ReturnType::Default if writes_output => {
+                self.returns_unit = true;
+                syn::parse_quote!(())
+            }
             ReturnType::Default => {
                 self.errors.push(err(sig, "#[differentiable] function must return a value: add `-> f64` (or a tuple of results), or write the results into a `&mut [f64]` parameter"));
                 syn::parse_quote!(())
@@ -385,6 +392,14 @@ impl Lower {
                 });
                 let result = self.compound(b, lhs, rhs, out);
                 self.assign(var, ident, result, out);
+            }
+            Expr::Return(r) if r.expr.is_none() && self.returns_unit => {
+                let v = self.value(r.span());
+                out.push(Inst::Const {
+                    out: v,
+                    tokens: quote::quote_spanned!(r.span()=> ()),
+                });
+                out.push(Inst::Return { value: v });
             }
             Expr::Return(r) => {
                 let Some(value) = &r.expr else {

@@ -21,6 +21,7 @@ impl Lower {
         }
         let tokens = self.expand_views(tokens);
         let reads = self.reads_of(&tokens);
+        let tokens = self.strip_element_derefs(tokens, &[]);
         if READ_ONLY_MACROS.contains(&name.as_str()) {
             let may_write = may_write(&tokens);
             self.mark_pending(&reads, may_write);

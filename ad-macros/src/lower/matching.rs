@@ -274,6 +274,7 @@ impl Lower {
                 writes = may_write(&guard_tokens);
                 self.mark_pending(&reads, writes);
                 let pat = rebind(pat, &|n| used.iter().any(|u| u == n), false);
+                let guard_tokens = self.strip_element_derefs(guard_tokens, &bound);
                 quote!(match #s { #pat if #guard_tokens => true, _ => false })
             }
         };

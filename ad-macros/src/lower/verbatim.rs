@@ -148,8 +148,16 @@ pub(super) fn find_control(tokens: &TokenStream) -> Option<TokenTree> {
 /// read-only (a `&mut self` method changes its receiver without any `=`).
 pub(super) fn may_write(tokens: &TokenStream) -> bool {
     let tts: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    // The pattern of a `let` and its `=` bind new names (`{ let mut b = 1.0; b }`): they change
+    // nothing that exists. What follows the `=` is read like the rest.
+    let mut binding = false;
     for (i, tt) in tts.iter().enumerate() {
+        if binding {
+            binding = !matches!(tt, TokenTree::Punct(p) if p.as_char() == '=' && p.spacing() == proc_macro2::Spacing::Alone);
+            continue;
+        }
         match tt {
+            TokenTree::Ident(id) if id == "let" => binding = true,
             TokenTree::Ident(id) if id == "mut" => return true,
             TokenTree::Ident(id)
                 if matches!(tts.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!')

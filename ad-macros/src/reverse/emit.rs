@@ -210,7 +210,7 @@ impl Reverse<'_> {
         let seed = func.body.result.and_then(|r| self.slot(r)).map(|b| {
             let seed = hyg("__seed");
             self.guard(quote! {
-                if let ::core::option::Option::Some(#seed) = #adjoint {
+                if let ::core::option::Option::Some(#seed) = #adjoint.take() {
                     #krate::__private::acc(&mut #b, #seed);
                 }
             })
@@ -225,7 +225,7 @@ impl Reverse<'_> {
             fn #name #generics(
                 #(#params,)*
                 #tape: &mut #krate::__private::Tape,
-                #adjoint: ::core::option::Option<<#ret as #krate::__private::Differentiable>::Tangent>,
+                mut #adjoint: ::core::option::Option<<#ret as #krate::__private::Differentiable>::Tangent>,
                 #joint: bool,
                 #joint_out: &mut ::core::option::Option<#ret>,
             ) -> #krate::__private::#shape<#ret, (#(#tangent_types,)*)> #where_clause {

@@ -680,8 +680,9 @@ impl<'a> Reverse<'a> {
                 let adjoint = hyg("__adjoint");
                 let seed_value = hyg("__seed");
                 let add = self.acc(*value, quote!(#seed_value));
+                // Only one exit is taken; `take` tells the compiler so for a seed that moves.
                 let seed = quote! {
-                    if let ::core::option::Option::Some(#seed_value) = #adjoint { #add }
+                    if let ::core::option::Option::Some(#seed_value) = #adjoint.take() { #add }
                 };
                 return quote! {
                     if #exit == #k {
