@@ -364,9 +364,10 @@ pub enum Stmt {
     },
     /// `let name: f64 = a.iter().sum();`
     LetSum(String, String),
-    /// `let name = loop { guard; body }` whose `break`s carry values.
+    /// `let name = ['label:] loop { guard; body }` whose `break`s carry values.
     LetLoop {
         name: String,
+        label: Option<String>,
         guard: String,
         trips: usize,
         body: Vec<Stmt>,
@@ -401,6 +402,19 @@ pub enum Stmt {
     },
     Break(Option<FE>),
     Continue,
+    /// A loop (`for`, `while` or `loop`) with a label: `'label: for ..`.
+    Labelled(String, Box<Stmt>),
+    /// `break 'label;` or `break 'label value;` (out of a labelled `loop` or block).
+    BreakTo(String, Option<FE>),
+    /// `continue 'label;`.
+    ContinueTo(String),
+    /// `let name: f64 = 'label: { body; tail };` whose `break 'label value`s leave it early.
+    LetBlock {
+        name: String,
+        label: String,
+        body: Vec<Stmt>,
+        tail: FE,
+    },
     /// `return e;` (`None` in a function returning `()`).
     Return(Option<FE>),
     /// A call of a function returning `()`, for its outputs.
@@ -422,23 +436,30 @@ pub enum Stmt {
 /// Visits every statement list of a function, innermost first, mutably.
 pub fn walk_blocks_mut(stmts: &mut Vec<Stmt>, f: &mut dyn FnMut(&mut Vec<Stmt>)) {
     for s in stmts.iter_mut() {
-        match s {
-            Stmt::If(_, a, b) => {
-                walk_blocks_mut(a, f);
-                walk_blocks_mut(b, f);
-            }
-            Stmt::Match(_, arms) => {
-                for (_, b) in arms {
-                    walk_blocks_mut(b, f);
-                }
-            }
-            Stmt::For(_, b)
-            | Stmt::While { body: b, .. }
-            | Stmt::Loop { body: b, .. }
-            | Stmt::LetLoop { body: b, .. }
-            | Stmt::Counter { body: b, .. } => walk_blocks_mut(b, f),
-            _ => {}
-        }
+        walk_stmt_blocks(s, f);
     }
     f(stmts);
+}
+
+/// The statement lists inside one statement.
+fn walk_stmt_blocks(s: &mut Stmt, f: &mut dyn FnMut(&mut Vec<Stmt>)) {
+    match s {
+        Stmt::If(_, a, b) => {
+            walk_blocks_mut(a, f);
+            walk_blocks_mut(b, f);
+        }
+        Stmt::Match(_, arms) => {
+            for (_, b) in arms {
+                walk_blocks_mut(b, f);
+            }
+        }
+        Stmt::Labelled(_, inner) => walk_stmt_blocks(inner, f),
+        Stmt::For(_, b)
+        | Stmt::LetBlock { body: b, .. }
+        | Stmt::While { body: b, .. }
+        | Stmt::Loop { body: b, .. }
+        | Stmt::LetLoop { body: b, .. }
+        | Stmt::Counter { body: b, .. } => walk_blocks_mut(b, f),
+        _ => {}
+    }
 }

@@ -24,6 +24,8 @@ pub struct Printer<'a> {
     indent: usize,
     /// The result shape of the function being printed.
     shape: Shape,
+    /// The label of the loop printed next (`'label: `).
+    label: Option<String>,
 }
 
 fn wrap(shape: Shape, a: &str, b: &str) -> String {
@@ -76,6 +78,7 @@ impl<'a> Printer<'a> {
             out: String::new(),
             indent: 0,
             shape: Shape::Tuple,
+            label: None,
         }
     }
 
@@ -107,6 +110,14 @@ impl<'a> Printer<'a> {
             (Ty::Bool, _) => "bool".into(),
             (Ty::Char, _) => "char".into(),
             (Ty::I32(..), _) => "i32".into(),
+        }
+    }
+
+    /// The label of the loop about to be printed, as its prefix.
+    fn take_label(&mut self) -> String {
+        match self.label.take() {
+            Some(l) => format!("'{l}: "),
+            None => String::new(),
         }
     }
 
@@ -240,13 +251,18 @@ impl<'a> Printer<'a> {
             }
             Stmt::LetLoop {
                 name,
+                label,
                 guard,
                 trips,
                 body,
                 fallback,
             } => {
                 self.line(&format!("let mut {guard}: usize = 0;"));
-                self.line(&format!("let {name}: {ft} = loop {{"));
+                let l = label
+                    .as_ref()
+                    .map(|l| format!("'{l}: "))
+                    .unwrap_or_default();
+                self.line(&format!("let {name}: {ft} = {l}loop {{"));
                 self.indent += 1;
                 self.line(&format!("{guard} += 1;"));
                 let fb = self.fe(fallback);
@@ -323,7 +339,8 @@ impl<'a> Printer<'a> {
                         format!("for (&{x}, &{y}) in {a}.iter().zip({b}.iter())")
                     }
                 };
-                self.line(&format!("{head} {{"));
+                let l = self.take_label();
+                self.line(&format!("{l}{head} {{"));
                 self.block(body);
                 self.line("}");
             }
@@ -338,14 +355,16 @@ impl<'a> Printer<'a> {
                     Some(c) => format!(" && {}", self.cond(c)),
                     None => String::new(),
                 };
-                self.line(&format!("while {guard} < {trips}{c} {{"));
+                let l = self.take_label();
+                self.line(&format!("{l}while {guard} < {trips}{c} {{"));
                 self.line(&format!("    {guard} += 1;"));
                 self.block(body);
                 self.line("}");
             }
             Stmt::Loop { guard, trips, body } => {
                 self.line(&format!("let mut {guard}: usize = 0;"));
-                self.line("loop {");
+                let l = self.take_label();
+                self.line(&format!("{l}loop {{"));
                 self.line(&format!("    {guard} += 1;"));
                 self.line(&format!("    if {guard} > {trips} {{"));
                 self.line("        break;");
@@ -373,6 +392,28 @@ impl<'a> Printer<'a> {
                 self.line(&format!("break {e};"));
             }
             Stmt::Continue => self.line("continue;"),
+            Stmt::Labelled(l, inner) => {
+                self.label = Some(l.clone());
+                self.stmt(inner);
+            }
+            Stmt::BreakTo(l, None) => self.line(&format!("break '{l};")),
+            Stmt::BreakTo(l, Some(e)) => {
+                let e = self.fe(e);
+                self.line(&format!("break '{l} {e};"));
+            }
+            Stmt::ContinueTo(l) => self.line(&format!("continue '{l};")),
+            Stmt::LetBlock {
+                name,
+                label,
+                body,
+                tail,
+            } => {
+                self.line(&format!("let {name}: {ft} = '{label}: {{"));
+                self.block(body);
+                let t = self.fe(tail);
+                self.line(&format!("    {t}"));
+                self.line("};");
+            }
             Stmt::Return(None) => self.line("return;"),
             Stmt::Return(Some(e)) => {
                 let e = self.fe(e);

@@ -252,8 +252,18 @@ fn compiles_plausibly(g: &Func, funcs: &[Func]) -> bool {
                     }
                     collect(b, bound);
                 }
-                Stmt::While { body, .. } | Stmt::Loop { body, .. } | Stmt::LetLoop { body, .. } => {
+                Stmt::While { body, .. } | Stmt::Loop { body, .. } => collect(body, bound),
+                Stmt::LetLoop { body, label, .. } => {
+                    bound.extend(label.clone());
                     collect(body, bound)
+                }
+                Stmt::Labelled(l, inner) => {
+                    bound.insert(l.clone());
+                    collect(std::slice::from_ref(&**inner), bound);
+                }
+                Stmt::LetBlock { label, body, .. } => {
+                    bound.insert(label.clone());
+                    collect(body, bound);
                 }
                 Stmt::Match(_, arms) => {
                     for (_, b) in arms {
@@ -282,14 +292,34 @@ fn compiles_plausibly(g: &Func, funcs: &[Func]) -> bool {
                 && !w.starts_with('m')
         })
         .all(|w| bound.contains(w))
-        && !loose_break(&g.body)
+        && !loose_jump(&g.body, &[], false)
 }
 
-/// A `break` or `continue` not inside a loop of this block.
-fn loose_break(stmts: &[Stmt]) -> bool {
+/// A `break` or `continue` outside the loop or labelled block it leaves: unlabelled outside
+/// any loop (or right inside a labelled block), labelled where no such label is around.
+fn loose_jump(stmts: &[Stmt], labels: &[String], in_loop: bool) -> bool {
+    let with = |l: &String| {
+        let mut v = labels.to_vec();
+        v.push(l.clone());
+        v
+    };
     stmts.iter().any(|s| match s {
-        Stmt::Break(_) | Stmt::Continue => true,
-        Stmt::If(_, a, b) => loose_break(a) || loose_break(b),
+        Stmt::Break(_) | Stmt::Continue => !in_loop,
+        Stmt::BreakTo(l, _) | Stmt::ContinueTo(l) => !labels.contains(l),
+        Stmt::If(_, a, b) => loose_jump(a, labels, in_loop) || loose_jump(b, labels, in_loop),
+        Stmt::Match(_, arms) => arms.iter().any(|(_, b)| loose_jump(b, labels, in_loop)),
+        Stmt::Labelled(l, inner) => loose_jump(std::slice::from_ref(&**inner), &with(l), in_loop),
+        Stmt::LetBlock { label, body, .. } => loose_jump(body, &with(label), false),
+        Stmt::LetLoop {
+            label: Some(l),
+            body,
+            ..
+        } => loose_jump(body, &with(l), true),
+        Stmt::For(_, body)
+        | Stmt::While { body, .. }
+        | Stmt::Loop { body, .. }
+        | Stmt::LetLoop { body, .. }
+        | Stmt::Counter { body, .. } => loose_jump(body, labels, true),
         _ => false,
     })
 }
@@ -309,7 +339,8 @@ fn declared(s: &Stmt) -> Vec<String> {
         | Stmt::LetIdx(name, _)
         | Stmt::LetArr { name, .. }
         | Stmt::LetSum(name, _)
-        | Stmt::LetLoop { name, .. } => vec![name.clone()],
+        | Stmt::LetLoop { name, .. }
+        | Stmt::LetBlock { name, .. } => vec![name.clone()],
         Stmt::LetPair(a, b, _, _) => vec![a.clone(), b.clone()],
         Stmt::Const(name, _) => vec![name.clone()],
         Stmt::LetCallPair(a, b, _, _) => vec![a.clone(), b.clone()],
@@ -326,6 +357,22 @@ fn simplify(blk: &mut Vec<Stmt>, s: usize, variant: usize) -> bool {
         (Stmt::If(_, _, b), 1) => Some(b.clone()),
         (Stmt::If(c, a, b), 2) if !b.is_empty() => {
             Some(vec![Stmt::If(c.clone(), a.clone(), Vec::new())])
+        }
+        (Stmt::Labelled(_, inner), 0) => Some(vec![(**inner).clone()]),
+        (
+            Stmt::LetBlock {
+                name, body, tail, ..
+            },
+            0,
+        ) => {
+            let mut b = body.clone();
+            b.push(Stmt::Let {
+                name: name.clone(),
+                mutable: false,
+                typed: true,
+                init: tail.clone(),
+            });
+            Some(b)
         }
         (Stmt::For(_, body), 0)
         | (Stmt::While { body, .. }, 0)
@@ -353,6 +400,7 @@ fn simplify(blk: &mut Vec<Stmt>, s: usize, variant: usize) -> bool {
         (
             Stmt::LetLoop {
                 name,
+                label,
                 guard,
                 trips,
                 body,
@@ -361,6 +409,7 @@ fn simplify(blk: &mut Vec<Stmt>, s: usize, variant: usize) -> bool {
             1,
         ) if *trips > 1 => Some(vec![Stmt::LetLoop {
             name: name.clone(),
+            label: label.clone(),
             guard: guard.clone(),
             trips: 1,
             body: body.clone(),
@@ -561,7 +610,18 @@ fn visit_func_fes(f: &mut Func, visit: &mut dyn FnMut(&mut FE)) {
                     ArrInit::Fill(e, _) => deep(e, visit),
                     ArrInit::List(es) => es.iter_mut().for_each(|e| deep(e, visit)),
                 },
-                Stmt::LetSum(..) | Stmt::Continue | Stmt::Break(None) | Stmt::Return(None) => {}
+                Stmt::LetSum(..)
+                | Stmt::Continue
+                | Stmt::Break(None)
+                | Stmt::Return(None)
+                | Stmt::BreakTo(_, None)
+                | Stmt::ContinueTo(_) => {}
+                Stmt::BreakTo(_, Some(e)) => deep(e, visit),
+                Stmt::Labelled(_, inner) => stmts(std::slice::from_mut(&mut **inner), visit),
+                Stmt::LetBlock { body, tail, .. } => {
+                    stmts(body, visit);
+                    deep(tail, visit);
+                }
                 Stmt::LetLoop { body, fallback, .. } => {
                     deep(fallback, visit);
                     stmts(body, visit);

@@ -74,8 +74,27 @@ impl Gen<'_> {
                 },
             );
         }
-        // ad takes functions of up to 8 arguments.
-        params.truncate(8);
+        // ad takes functions of up to 16 arguments: most have a few, some 9 to 16 (more
+        // floats), the others at most 8.
+        if self.rng.chance(0.06) {
+            let total = self.rng.range(9, 16);
+            let mut k = nf;
+            while params.len() < total {
+                if params.iter().any(|p| p.name == format!("x{k}")) {
+                    k += 1;
+                    continue;
+                }
+                params.push(Param {
+                    name: format!("x{k}"),
+                    ty: Ty::F,
+                    mutable: false,
+                });
+                k += 1;
+            }
+            params.truncate(16);
+        } else {
+            params.truncate(8);
+        }
         // Shuffle, so no kind always comes first.
         for i in (1..params.len()).rev() {
             let j = self.rng.below(i + 1);

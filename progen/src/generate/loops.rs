@@ -4,8 +4,17 @@
 use super::*;
 
 impl Gen<'_> {
-    pub(super) fn loop_body(&mut self, trips: f64, value_break: bool) -> Vec<Stmt> {
-        self.loops.push(LoopCtx { value_break });
+    pub(super) fn loop_body(
+        &mut self,
+        trips: f64,
+        value_break: bool,
+        label: Option<String>,
+    ) -> Vec<Stmt> {
+        self.loops.push(LoopCtx {
+            value_break,
+            label,
+            block: false,
+        });
         let saved = self.execs;
         self.execs *= trips;
         let n = self.rng.range(1, 4);
@@ -15,7 +24,20 @@ impl Gen<'_> {
         body
     }
 
+    /// A label for a loop, now and then: the jumps inside may leave it from further in.
+    fn maybe_label(&mut self) -> Option<String> {
+        self.rng.chance(0.25).then(|| self.fresh("lp"))
+    }
+
+    fn push_labelled(out: &mut Vec<Stmt>, label: Option<String>, s: Stmt) {
+        out.push(match label {
+            Some(l) => Stmt::Labelled(l, Box::new(s)),
+            None => s,
+        });
+    }
+
     pub(super) fn for_loop(&mut self, out: &mut Vec<Stmt>) {
+        let label = self.maybe_label();
         let iter = self.rng.chance(0.4);
         if iter && let Some(a) = self.pick_array(false) {
             {
@@ -98,7 +120,7 @@ impl Gen<'_> {
                     mutable: false,
                 });
                 lock(self, &a.name, true);
-                let body = self.loop_body(a.len as f64, false);
+                let body = self.loop_body(a.len as f64, false, label.clone());
                 lock(self, &a.name, locked_before);
                 if let ForKind::Zip { b, .. } = &kind {
                     let b = b.clone();
@@ -109,7 +131,7 @@ impl Gen<'_> {
                 }
                 self.floats.truncate(mark.0);
                 self.ints.truncate(mark.1);
-                out.push(Stmt::For(kind, body));
+                Self::push_labelled(out, label, Stmt::For(kind, body));
                 return;
             }
         }
@@ -147,19 +169,17 @@ impl Gen<'_> {
             lo,
             hi: top.max(lo),
         });
-        let body = self.loop_body(trips as f64, false);
+        let body = self.loop_body(trips as f64, false, label.clone());
         self.ints.pop();
-        out.push(Stmt::For(
-            ForKind::Range {
-                var,
-                lo: IE::Lit(lo),
-                hi: hi_ie,
-                inclusive,
-                rev,
-                step,
-            },
-            body,
-        ));
+        let kind = ForKind::Range {
+            var,
+            lo: IE::Lit(lo),
+            hi: hi_ie,
+            inclusive,
+            rev,
+            step,
+        };
+        Self::push_labelled(out, label, Stmt::For(kind, body));
     }
 
     /// A `while` loop with an integer guard, and a float condition or none.
@@ -167,21 +187,24 @@ impl Gen<'_> {
         let trips = self.rng.range(1, 4);
         let guard = self.fresh("g");
         let cond = self.rng.chance(0.6).then(|| self.cond(1));
-        let body = self.loop_body(trips as f64, false);
-        out.push(Stmt::While {
+        let label = self.maybe_label();
+        let body = self.loop_body(trips as f64, false, label.clone());
+        let s = Stmt::While {
             guard,
             trips,
             cond,
             body,
-        });
+        };
+        Self::push_labelled(out, label, s);
     }
 
     /// A `loop` left by its guard.
     pub(super) fn plain_loop(&mut self, out: &mut Vec<Stmt>) {
         let trips = self.rng.range(1, 4);
         let guard = self.fresh("g");
-        let body = self.loop_body(trips as f64, false);
-        out.push(Stmt::Loop { guard, trips, body });
+        let label = self.maybe_label();
+        let body = self.loop_body(trips as f64, false, label.clone());
+        Self::push_labelled(out, label, Stmt::Loop { guard, trips, body });
     }
 
     /// A `let v = loop { .. }` whose `break`s carry values.
@@ -189,7 +212,8 @@ impl Gen<'_> {
         let trips = self.rng.range(1, 4);
         let guard = self.fresh("g");
         let (fallback, _) = self.fe_capped(1, BASE_CAP);
-        let mut body = self.loop_body(trips as f64, true);
+        let label = self.maybe_label();
+        let mut body = self.loop_body(trips as f64, true, label.clone());
         // At least one `break value` before the guard's.
         let c = self.cond(1);
         let (v, _) = self.fe_capped(1, BASE_CAP);
@@ -206,6 +230,7 @@ impl Gen<'_> {
         });
         out.push(Stmt::LetLoop {
             name,
+            label,
             guard,
             trips,
             body,
@@ -233,7 +258,7 @@ impl Gen<'_> {
             lo: 0,
             hi: trips - 1,
         });
-        let mut body = self.loop_body(trips as f64, false);
+        let mut body = self.loop_body(trips as f64, false, None);
         // The counter's reason to be: an element read at it.
         if let Some(acc) = self.pick_mutable() {
             let read = FE::Index(a.name.clone(), Box::new(IE::Var(idx.clone())));
@@ -258,10 +283,30 @@ impl Gen<'_> {
         });
     }
 
-    /// A `break` or `continue` under a condition.
+    /// A `break` or `continue` under a condition: unlabelled, of the innermost loop, or to a
+    /// labelled loop or block around it (with a value out of a `loop` or block that has one).
     pub(super) fn jump(&mut self, out: &mut Vec<Stmt>) {
         let c = self.cond(1);
-        let s = if self.loops.last().unwrap().value_break {
+        let inner = self.loops.last().unwrap().clone();
+        let targets: Vec<LoopCtx> = self
+            .loops
+            .iter()
+            .filter(|l| l.label.is_some())
+            .cloned()
+            .collect();
+        // Right inside a labelled block an unlabelled `break` has no loop to leave.
+        let s = if !targets.is_empty() && (inner.block || self.rng.chance(0.4)) {
+            let t = self.rng.pick(&targets).clone();
+            let l = t.label.unwrap();
+            if t.value_break {
+                let (v, _) = self.fe_capped(1, BASE_CAP);
+                Stmt::BreakTo(l, Some(v))
+            } else if self.rng.chance(0.5) {
+                Stmt::BreakTo(l, None)
+            } else {
+                Stmt::ContinueTo(l)
+            }
+        } else if inner.value_break {
             let (v, _) = self.fe_capped(1, BASE_CAP);
             Stmt::Break(Some(v))
         } else if self.rng.chance(0.5) {
@@ -270,5 +315,41 @@ impl Gen<'_> {
             Stmt::Continue
         };
         out.push(Stmt::If(c, vec![s], Vec::new()));
+    }
+
+    /// `let v = 'label: { body; tail };` with at least one `break 'label value` in its body.
+    pub(super) fn let_block(&mut self, out: &mut Vec<Stmt>) {
+        let label = self.fresh("lb");
+        self.loops.push(LoopCtx {
+            value_break: true,
+            label: Some(label.clone()),
+            block: true,
+        });
+        let n = self.rng.range(1, 3);
+        let mut body = self.nested(n);
+        self.loops.pop();
+        let c = self.cond(1);
+        let (v, _) = self.fe_capped(1, BASE_CAP);
+        let at = self.rng.below(body.len() + 1);
+        body.insert(
+            at,
+            Stmt::If(c, vec![Stmt::BreakTo(label.clone(), Some(v))], Vec::new()),
+        );
+        let (tail, _) = self.fe_capped(2, BASE_CAP);
+        let name = self.fresh("r");
+        self.floats.push(FVar {
+            name: name.clone(),
+            read: FE::Var(name.clone()),
+            cap: BASE_CAP,
+            base: BASE_CAP,
+            spent: 0.0,
+            mutable: false,
+        });
+        out.push(Stmt::LetBlock {
+            name,
+            label,
+            body,
+            tail,
+        });
     }
 }

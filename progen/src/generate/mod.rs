@@ -85,10 +85,14 @@ struct IVar {
     hi: usize,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct LoopCtx {
-    /// Inside `let v = loop { .. }`: its `break`s carry a value.
+    /// Inside `let v = loop { .. }` or a labelled block: its `break`s carry a value.
     value_break: bool,
+    /// `'label: loop ..`: jumps from further in may name it.
+    label: Option<String>,
+    /// A labelled block, not a loop: only `break 'label value` leaves it.
+    block: bool,
 }
 
 /// What the generator may use, and how big the functions are.

@@ -49,6 +49,7 @@ impl Gen<'_> {
             1,                           // let pair / sum / assert
             if deep { 0 } else { 1 },    // match statement
             1,                           // const item / println
+            if deep { 0 } else { 1 },    // labelled block
         ];
         match self.rng.weighted(&weights) {
             0 => {
@@ -153,7 +154,8 @@ impl Gen<'_> {
             14 => self.call_stmt(out),
             15 => self.misc_stmt(out),
             16 => self.match_stmt(out),
-            _ => self.item_stmt(out),
+            17 => self.item_stmt(out),
+            _ => self.let_block(out),
         }
     }
 
