@@ -187,6 +187,18 @@ pub enum FE {
     Block(String, Box<FE>, Box<FE>),
     /// `x.powi(n)` with `n` an `i32` parameter.
     PowiVar(Box<FE>, String),
+    /// `match (a, b) { (x, y) if guard => first, (x, _) => second }`, or the same over an
+    /// array `[a, b]` with patterns `[x, y]` and `[x, _]`: bindings that carry derivatives.
+    MatchPair {
+        arr: bool,
+        a: Box<FE>,
+        b: Box<FE>,
+        x: String,
+        y: String,
+        guard: Box<Cond>,
+        first: Box<FE>,
+        second: Box<FE>,
+    },
 }
 
 impl FE {
@@ -208,6 +220,9 @@ impl FE {
             FE::MulAdd(a, b, c) => a.has_typed_leaf() || b.has_typed_leaf() || c.has_typed_leaf(),
             FE::If(_, a, b) => a.has_typed_leaf() && b.has_typed_leaf(),
             FE::Match(_, arms) => arms.iter().all(|(_, e)| e.has_typed_leaf()),
+            FE::MatchPair { first, second, .. } => {
+                first.has_typed_leaf() && second.has_typed_leaf()
+            }
             _ => true,
         }
     }
@@ -431,6 +446,38 @@ pub enum Stmt {
     Match(IE, Vec<(Pat, Vec<Stmt>)>),
     /// `println!("{}", e);` (only ever under a condition that never holds).
     Print(FE),
+    /// `(a, b) = (e1, e2);` of two mutable floats.
+    AssignPair(String, String, FE, FE),
+    /// `let [x, y, ..] = arr;` (`rest`: with `..`; `deref`: `*arr` of a `&[f64; N]`).
+    LetArrPat {
+        names: Vec<String>,
+        rest: bool,
+        arr: String,
+        deref: bool,
+    },
+    /// `let name: Option<usize> = if cond { Some(ie) } else { None };`
+    LetOpt(String, Cond, IE),
+    /// `if let Some(var) = opt { then } else { els }`.
+    IfLet {
+        opt: String,
+        var: String,
+        then: Vec<Stmt>,
+        els: Vec<Stmt>,
+    },
+    /// `let Some(var) = opt else { els };` with `els` a `return`, `break` or `continue`.
+    LetElse {
+        opt: String,
+        var: String,
+        els: Box<Stmt>,
+    },
+    /// `let mut guard = 0; while let Some(var) = (if guard < trips { Some(guard) } else
+    /// { None }) { guard += 1; body }`.
+    WhileLet {
+        guard: String,
+        trips: usize,
+        var: String,
+        body: Vec<Stmt>,
+    },
 }
 
 /// Visits every statement list of a function, innermost first, mutably.
@@ -454,6 +501,11 @@ fn walk_stmt_blocks(s: &mut Stmt, f: &mut dyn FnMut(&mut Vec<Stmt>)) {
             }
         }
         Stmt::Labelled(_, inner) => walk_stmt_blocks(inner, f),
+        Stmt::IfLet { then, els, .. } => {
+            walk_blocks_mut(then, f);
+            walk_blocks_mut(els, f);
+        }
+        Stmt::WhileLet { body, .. } => walk_blocks_mut(body, f),
         Stmt::For(_, b)
         | Stmt::LetBlock { body: b, .. }
         | Stmt::While { body: b, .. }

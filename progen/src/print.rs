@@ -457,6 +457,65 @@ impl<'a> Printer<'a> {
                 let e = self.fe(e);
                 self.line(&format!("println!(\"{{:?}}\", {e});"));
             }
+            Stmt::AssignPair(a, b, x, y) => {
+                let (x, y) = (self.fe(x), self.fe(y));
+                self.line(&format!("({a}, {b}) = ({x}, {y});"));
+            }
+            Stmt::LetArrPat {
+                names,
+                rest,
+                arr,
+                deref,
+            } => {
+                let mut pats = names.clone();
+                if *rest {
+                    pats.push("..".into());
+                }
+                let d = if *deref { "*" } else { "" };
+                self.line(&format!("let [{}] = {d}{arr};", pats.join(", ")));
+            }
+            Stmt::LetOpt(name, c, i) => {
+                let (c, i) = (self.cond(c), self.ie(i));
+                self.line(&format!(
+                    "let {name}: Option<usize> = if {c} {{ Some({i}) }} else {{ None }};"
+                ));
+            }
+            Stmt::IfLet {
+                opt,
+                var,
+                then,
+                els,
+            } => {
+                self.line(&format!("if let Some({var}) = {opt} {{"));
+                self.block(then);
+                if els.is_empty() {
+                    self.line("}");
+                } else {
+                    self.line("} else {");
+                    self.block(els);
+                    self.line("}");
+                }
+            }
+            Stmt::LetElse { opt, var, els } => {
+                self.line(&format!("let Some({var}) = {opt} else {{"));
+                self.block(std::slice::from_ref(&**els));
+                self.line("};");
+            }
+            Stmt::WhileLet {
+                guard,
+                trips,
+                var,
+                body,
+            } => {
+                self.line(&format!("let mut {guard}: usize = 0;"));
+                let l = self.take_label();
+                self.line(&format!(
+                    "{l}while let Some({var}) = (if {guard} < {trips} {{ Some({guard}) }} else {{ None }}) {{"
+                ));
+                self.line(&format!("    {guard} += 1;"));
+                self.block(body);
+                self.line("}");
+            }
         }
     }
 
@@ -616,6 +675,26 @@ impl<'a> Printer<'a> {
                 self.fe(a),
                 self.fe(b)
             ),
+            FE::MatchPair {
+                arr,
+                a,
+                b,
+                x,
+                y,
+                guard,
+                first,
+                second,
+            } => {
+                let (o, c) = if *arr { ("[", "]") } else { ("(", ")") };
+                format!(
+                    "(match {o}{}, {}{c} {{ {o}{x}, {y}{c} if {} => {}, {o}{x}, _{c} => {} }})",
+                    self.fe(a),
+                    self.fe(b),
+                    self.cond(guard),
+                    self.fe(first),
+                    self.fe(second)
+                )
+            }
             FE::Match(s, arms) => {
                 let arms: Vec<String> = arms
                     .iter()

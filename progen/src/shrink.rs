@@ -265,6 +265,18 @@ fn compiles_plausibly(g: &Func, funcs: &[Func]) -> bool {
                     bound.insert(label.clone());
                     collect(body, bound);
                 }
+                Stmt::IfLet { var, then, els, .. } => {
+                    bound.insert(var.clone());
+                    collect(then, bound);
+                    collect(els, bound);
+                }
+                Stmt::WhileLet {
+                    guard, var, body, ..
+                } => {
+                    bound.insert(guard.clone());
+                    bound.insert(var.clone());
+                    collect(body, bound);
+                }
                 Stmt::Match(_, arms) => {
                     for (_, b) in arms {
                         collect(b, bound);
@@ -310,6 +322,10 @@ fn loose_jump(stmts: &[Stmt], labels: &[String], in_loop: bool) -> bool {
         Stmt::Match(_, arms) => arms.iter().any(|(_, b)| loose_jump(b, labels, in_loop)),
         Stmt::Labelled(l, inner) => loose_jump(std::slice::from_ref(&**inner), &with(l), in_loop),
         Stmt::LetBlock { label, body, .. } => loose_jump(body, &with(label), false),
+        Stmt::IfLet { then, els, .. } => {
+            loose_jump(then, labels, in_loop) || loose_jump(els, labels, in_loop)
+        }
+        Stmt::LetElse { els, .. } => loose_jump(std::slice::from_ref(&**els), labels, in_loop),
         Stmt::LetLoop {
             label: Some(l),
             body,
@@ -319,7 +335,8 @@ fn loose_jump(stmts: &[Stmt], labels: &[String], in_loop: bool) -> bool {
         | Stmt::While { body, .. }
         | Stmt::Loop { body, .. }
         | Stmt::LetLoop { body, .. }
-        | Stmt::Counter { body, .. } => loose_jump(body, labels, true),
+        | Stmt::Counter { body, .. }
+        | Stmt::WhileLet { body, .. } => loose_jump(body, labels, true),
         _ => false,
     })
 }
@@ -342,6 +359,9 @@ fn declared(s: &Stmt) -> Vec<String> {
         | Stmt::LetLoop { name, .. }
         | Stmt::LetBlock { name, .. } => vec![name.clone()],
         Stmt::LetPair(a, b, _, _) => vec![a.clone(), b.clone()],
+        Stmt::LetArrPat { names, .. } => names.clone(),
+        Stmt::LetOpt(name, ..) => vec![name.clone()],
+        Stmt::LetElse { var, .. } => vec![var.clone()],
         Stmt::Const(name, _) => vec![name.clone()],
         Stmt::LetCallPair(a, b, _, _) => vec![a.clone(), b.clone()],
         _ => Vec::new(),
@@ -519,6 +539,20 @@ fn children(e: &mut FE, f: &mut dyn FnMut(&mut FE)) {
             f(a);
             f(b);
         }
+        FE::MatchPair {
+            a,
+            b,
+            guard,
+            first,
+            second,
+            ..
+        } => {
+            f(a);
+            f(b);
+            cond_fes(guard, f);
+            f(first);
+            f(second);
+        }
         FE::Match(i, arms) => {
             ie_fes(i, f);
             for (_, a) in arms {
@@ -617,6 +651,21 @@ fn visit_func_fes(f: &mut Func, visit: &mut dyn FnMut(&mut FE)) {
                 | Stmt::BreakTo(_, None)
                 | Stmt::ContinueTo(_) => {}
                 Stmt::BreakTo(_, Some(e)) => deep(e, visit),
+                Stmt::AssignPair(_, _, a, b) => {
+                    deep(a, visit);
+                    deep(b, visit);
+                }
+                Stmt::LetArrPat { .. } => {}
+                Stmt::LetOpt(_, c, i) => {
+                    cond_fes(c, &mut |e| deep(e, visit));
+                    ie_fes(i, &mut |e| deep(e, visit));
+                }
+                Stmt::IfLet { then, els, .. } => {
+                    stmts(then, visit);
+                    stmts(els, visit);
+                }
+                Stmt::LetElse { els, .. } => stmts(std::slice::from_mut(&mut **els), visit),
+                Stmt::WhileLet { body, .. } => stmts(body, visit),
                 Stmt::Labelled(_, inner) => stmts(std::slice::from_mut(&mut **inner), visit),
                 Stmt::LetBlock { body, tail, .. } => {
                     stmts(body, visit);

@@ -87,6 +87,7 @@ impl Gen<'_> {
             if self.in_cond { 0 } else { 1 },              // block
             1,                                             // match on a bool
             if self.exponents.is_empty() { 0 } else { 2 }, // powi(n)
+            1,                                             // match on a pair
         ];
         match self.rng.weighted(&weights) {
             0 => {
@@ -333,14 +334,54 @@ impl Gen<'_> {
                     ab.max(bb),
                 )
             }
-            _ => {
+            26 => {
                 // A base in [1, 3] and an exponent in [-2, 3].
                 let (p, _, _) = self.pos(d);
                 let base = bin(BinOp::Add, FE::Lit(2.0), un("sin", p));
                 let n = self.rng.pick(&self.exponents).clone();
                 (FE::PowiVar(Box::new(base), n), 27.0)
             }
+            _ => self.match_pair(d),
         }
+    }
+
+    /// `match (a, b) { (x, y) if guard => .., (x, _) => .. }` (or over `[a, b]`): the arms
+    /// read the floats the patterns bind.
+    fn match_pair(&mut self, d: usize) -> (FE, f64) {
+        // Typed operands, so that the bindings have a type their methods can be found on.
+        let (a, ab) = self.receiver(d, 8.0);
+        let (b, bb) = self.receiver(d, 8.0);
+        let (x, y) = (self.fresh("m"), self.fresh("m"));
+        for (n, c) in [(&x, ab), (&y, bb)] {
+            self.floats.push(FVar {
+                name: n.clone(),
+                read: FE::Var(n.clone()),
+                cap: c,
+                base: c,
+                spent: 0.0,
+                mutable: false,
+            });
+        }
+        // No `*x` of `for x in a.iter()` in a guard (see `Gen::in_macro`).
+        let outer = self.in_macro;
+        self.in_macro = true;
+        let guard = self.cond(0);
+        self.in_macro = outer;
+        let (first, fb) = self.fe(d);
+        self.floats.pop();
+        let (second, sb) = self.fe(d);
+        self.floats.pop();
+        let e = FE::MatchPair {
+            arr: self.rng.chance(0.4),
+            a: Box::new(a),
+            b: Box::new(b),
+            x,
+            y,
+            guard: Box::new(guard),
+            first: Box::new(first),
+            second: Box::new(second),
+        };
+        (e, fb.max(sb))
     }
 
     pub(super) fn unary(&mut self, name: &'static str, arg: FE) -> FE {

@@ -352,4 +352,26 @@ impl Gen<'_> {
             tail,
         });
     }
+
+    /// `while let Some(k) = (if g < trips { Some(g) } else { None }) { g += 1; .. }`.
+    pub(super) fn while_let(&mut self, out: &mut Vec<Stmt>) {
+        let trips = self.rng.range(1, 4);
+        let guard = self.fresh("g");
+        let var = self.fresh("k");
+        let label = self.maybe_label();
+        self.ints.push(IVar {
+            name: var.clone(),
+            lo: 0,
+            hi: trips - 1,
+        });
+        let body = self.loop_body(trips as f64, false, label.clone());
+        self.ints.pop();
+        let s = Stmt::WhileLet {
+            guard,
+            trips,
+            var,
+            body,
+        };
+        Self::push_labelled(out, label, s);
+    }
 }

@@ -50,6 +50,9 @@ impl Gen<'_> {
             if deep { 0 } else { 1 },    // match statement
             1,                           // const item / println
             if deep { 0 } else { 1 },    // labelled block
+            1,                           // destructuring
+            if deep { 0 } else { 1 },    // if let / let else
+            if deep { 0 } else { 1 },    // while let
         ];
         match self.rng.weighted(&weights) {
             0 => {
@@ -155,7 +158,10 @@ impl Gen<'_> {
             15 => self.misc_stmt(out),
             16 => self.match_stmt(out),
             17 => self.item_stmt(out),
-            _ => self.let_block(out),
+            18 => self.let_block(out),
+            19 => self.destructure(out),
+            20 => self.if_let(out),
+            _ => self.while_let(out),
         }
     }
 
@@ -371,5 +377,125 @@ impl Gen<'_> {
             let never = Cond::I(Cmp::Gt, IE::Lit(0), IE::Lit(1));
             out.push(Stmt::If(never, vec![Stmt::Print(e)], Vec::new()));
         }
+    }
+
+    /// `(a, b) = (e1, e2);`, `(a, b) = (b, a);`, or `let [x, y, ..] = arr;`.
+    pub(super) fn destructure(&mut self, out: &mut Vec<Stmt>) {
+        if self.rng.chance(0.5) {
+            let (Some(a), Some(b)) = (self.pick_mutable(), self.pick_mutable()) else {
+                return;
+            };
+            if a == b {
+                return;
+            }
+            let get =
+                |g: &Gen, n: &str| g.floats.iter().rev().find(|v| v.name == n).unwrap().clone();
+            let (va, vb) = (get(self, &a), get(self, &b));
+            // A swap mixes the two budgets; outside loops it runs once, and each variable
+            // then holds at most what the larger of the two held.
+            if self.loops.is_empty() && self.rng.chance(0.5) {
+                let m = (va.base + va.spent).max(vb.base + vb.spent);
+                if m > va.cap || m > vb.cap {
+                    return;
+                }
+                for v in self.floats.iter_mut().rev() {
+                    if v.name == a || v.name == b {
+                        v.spent = v.spent.max(m - v.base);
+                    }
+                }
+                out.push(Stmt::AssignPair(a.clone(), b.clone(), va.read, vb.read));
+            } else {
+                let (x, _) = self.fe_capped(2, va.base);
+                let (y, _) = self.fe_capped(2, vb.base);
+                out.push(Stmt::AssignPair(a, b, x, y));
+            }
+            return;
+        }
+        let arrays: Vec<AVar> = self
+            .arrays
+            .iter()
+            .filter(|a| matches!(a.kind, AKind::Arr | AKind::LocalArr))
+            .cloned()
+            .collect();
+        if arrays.is_empty() {
+            return;
+        }
+        let a = self.rng.pick(&arrays).clone();
+        let n = self.rng.range(1, a.len);
+        let names: Vec<String> = (0..n).map(|_| self.fresh("d")).collect();
+        for name in &names {
+            self.floats.push(FVar {
+                name: name.clone(),
+                read: FE::Var(name.clone()),
+                cap: a.cap,
+                base: a.cap,
+                spent: 0.0,
+                mutable: false,
+            });
+        }
+        out.push(Stmt::LetArrPat {
+            names,
+            rest: n < a.len || self.rng.chance(0.3),
+            arr: a.name,
+            deref: false,
+        });
+    }
+
+    /// An `Option<usize>` bound by `let`, then taken apart by `if let Some(k) = o { .. }` or
+    /// by `let Some(k) = o else { leave };`.
+    pub(super) fn if_let(&mut self, out: &mut Vec<Stmt>) {
+        let opt = self.fresh("o");
+        let c = self.cond(1);
+        let hi = self.rng.range(1, 4);
+        let ie = self.index(hi + 1);
+        let (lo, hi) = irange(&ie, self);
+        out.push(Stmt::LetOpt(opt.clone(), c, ie));
+        let var = self.fresh("k");
+        let inner = self.loops.last().cloned();
+        // `let .. else` must leave: by a `return` of a value (`return;` in a function returning
+        // `()` is left out, see `early_return`), or a `break`/`continue` of the loop around.
+        let leave = if self.returns && !self.pair {
+            Some(Stmt::Return(Some(self.fe_capped(2, RET_CAP).0)))
+        } else {
+            match inner {
+                Some(l) if !l.block && l.value_break => {
+                    Some(Stmt::Break(Some(self.fe_capped(1, BASE_CAP).0)))
+                }
+                Some(l) if !l.block => Some(if self.rng.chance(0.5) {
+                    Stmt::Continue
+                } else {
+                    Stmt::Break(None)
+                }),
+                _ => None,
+            }
+        };
+        if let Some(els) = leave.filter(|_| self.rng.chance(0.4)) {
+            out.push(Stmt::LetElse {
+                opt,
+                var: var.clone(),
+                els: Box::new(els),
+            });
+            self.ints.push(IVar { name: var, lo, hi });
+            return;
+        }
+        self.ints.push(IVar {
+            name: var.clone(),
+            lo,
+            hi,
+        });
+        let n = self.rng.range(1, 2);
+        let then = self.nested(n);
+        self.ints.pop();
+        let els = if self.rng.chance(0.5) {
+            self.nested(1)
+        } else {
+            Vec::new()
+        };
+        out.push(Stmt::IfLet {
+            opt,
+            var,
+            then,
+            els,
+        });
     }
 }
