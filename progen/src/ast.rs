@@ -187,6 +187,10 @@ pub enum FE {
     Block(String, Box<FE>, Box<FE>),
     /// `x.powi(n)` with `n` an `i32` parameter.
     PowiVar(Box<FE>, String),
+    /// An iterator chain consumed into a float.
+    Chain(Box<Chain>),
+    /// `h(arg)` of a closure bound by `let`.
+    CallClosure(String, Box<FE>),
     /// `match (a, b) { (x, y) if guard => first, (x, _) => second }`, or the same over an
     /// array `[a, b]` with patterns `[x, y]` and `[x, _]`: bindings that carry derivatives.
     MatchPair {
@@ -225,6 +229,105 @@ impl FE {
             }
             _ => true,
         }
+    }
+}
+
+/// The items of an iterator at some point of a chain, which decide the closures' patterns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Item {
+    /// `&f64`, of `a.iter()`: taken by `|&v|`.
+    Ref,
+    /// `f64`, after `.copied()`, `.cloned()` or a `map`: taken by `|v|`.
+    Val,
+    /// `(usize, &f64)` of `.enumerate()`: taken by `|(i, &v)|`.
+    Idx,
+    /// `(&f64, &f64)` of `.zip(..)`: taken by `|(&x, &y)|`.
+    Pair,
+    /// A window or chunk: taken by `|w|` and read as `w[j]`, `w.len()`.
+    Win,
+}
+
+/// Where a chain starts.
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// `a.iter()`, then `.copied()` or `.cloned()` if `owned` is `Some`.
+    Iter {
+        arr: String,
+        owned: Option<&'static str>,
+    },
+    /// `a.iter().enumerate()`.
+    Enumerate(String),
+    /// `a.iter().zip(b.iter())`.
+    Zip(String, String),
+    /// `a.windows(k)`, `a.chunks(k)` or `a.chunks_exact(k)`.
+    Windows(String, &'static str, usize),
+}
+
+impl Source {
+    pub fn item(&self) -> Item {
+        match self {
+            Source::Iter { owned: None, .. } => Item::Ref,
+            Source::Iter { .. } => Item::Val,
+            Source::Enumerate(_) => Item::Idx,
+            Source::Zip(..) => Item::Pair,
+            Source::Windows(..) => Item::Win,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Adapter {
+    Rev,
+    Skip(usize),
+    Take(usize),
+    StepBy(usize),
+    /// `.filter(|&v| cond)` (`|&&v|` over `&f64` items).
+    Filter(String, Cond),
+    /// `.map(|pattern| body)`: the names the pattern binds (one, or two for `Idx` and `Pair`).
+    Map(Vec<String>, FE),
+}
+
+/// How a chain ends, as a float.
+#[derive(Clone, Debug)]
+pub enum Consumer {
+    Sum,
+    Product,
+    /// `.fold(init, |acc, v| body)`.
+    Fold {
+        init: f64,
+        acc: String,
+        var: String,
+        body: FE,
+    },
+    /// `.max_by(cmp).unwrap()` (`max`) or `.min_by(..)`, with one of the comparators the macro
+    /// knows (`form`: 0 `partial_cmp`, 1 `total_cmp`, 2 `f64::total_cmp`).
+    Best {
+        max: bool,
+        form: u8,
+    },
+    /// `.fold(f64::NEG_INFINITY, f64::max)` (`max`) or `.fold(f64::INFINITY, f64::min)`.
+    FoldBest {
+        max: bool,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Chain {
+    pub source: Source,
+    pub adapters: Vec<Adapter>,
+    pub consumer: Consumer,
+}
+
+impl Chain {
+    /// The kind of items after the adapters.
+    pub fn items_before(&self, k: usize) -> Item {
+        let mut item = self.source.item();
+        for a in &self.adapters[..k] {
+            if let Adapter::Map(..) = a {
+                item = Item::Val;
+            }
+        }
+        item
     }
 }
 
@@ -446,6 +549,27 @@ pub enum Stmt {
     Match(IE, Vec<(Pat, Vec<Stmt>)>),
     /// `println!("{}", e);` (only ever under a condition that never holds).
     Print(FE),
+    /// `let name: Vec<f64> = chain.collect();` (the chain's consumer is not used).
+    LetCollect(String, Chain),
+    /// `let h = |param: f64| body;`
+    LetClosure {
+        name: String,
+        param: String,
+        body: FE,
+    },
+    /// `let mut name = arr.map(|param| body);` of an array.
+    LetArrMap {
+        name: String,
+        arr: String,
+        param: String,
+        body: FE,
+    },
+    /// `for v in a.iter_mut() { *v op e; .. }`.
+    ForIterMut {
+        var: String,
+        arr: String,
+        ops: Vec<(AssignOp, FE)>,
+    },
     /// `(a, b) = (e1, e2);` of two mutable floats.
     AssignPair(String, String, FE, FE),
     /// `let [x, y, ..] = arr;` (`rest`: with `..`; `deref`: `*arr` of a `&[f64; N]`).

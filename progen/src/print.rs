@@ -457,6 +457,32 @@ impl<'a> Printer<'a> {
                 let e = self.fe(e);
                 self.line(&format!("println!(\"{{:?}}\", {e});"));
             }
+            Stmt::LetCollect(name, c) => {
+                let c = self.chain(c, false);
+                self.line(&format!("let mut {name}: Vec<{ft}> = {c}.collect();"));
+            }
+            Stmt::LetClosure { name, param, body } => {
+                let b = self.fe(body);
+                self.line(&format!("let {name} = |{param}: {ft}| {b};"));
+            }
+            Stmt::LetArrMap {
+                name,
+                arr,
+                param,
+                body,
+            } => {
+                let b = self.fe(body);
+                self.line(&format!("let mut {name} = {arr}.map(|{param}| {b});"));
+            }
+            Stmt::ForIterMut { var, arr, ops } => {
+                let l = self.take_label();
+                self.line(&format!("{l}for {var} in {arr}.iter_mut() {{"));
+                for (op, e) in ops {
+                    let e = self.fe(e);
+                    self.line(&format!("    *{var} {} {e};", op.sym()));
+                }
+                self.line("}");
+            }
             Stmt::AssignPair(a, b, x, y) => {
                 let (x, y) = (self.fe(x), self.fe(y));
                 self.line(&format!("({a}, {b}) = ({x}, {y});"));
@@ -675,6 +701,8 @@ impl<'a> Printer<'a> {
                 self.fe(a),
                 self.fe(b)
             ),
+            FE::Chain(c) => self.chain(c, true),
+            FE::CallClosure(h, a) => format!("{h}({})", self.fe(a)),
             FE::MatchPair {
                 arr,
                 a,
@@ -703,6 +731,101 @@ impl<'a> Printer<'a> {
                 format!("(match {} {{ {} }})", self.ie(s), arms.join(", "))
             }
         }
+    }
+
+    /// A chain, with its consumer (`consume`) or without (for `collect`).
+    fn chain(&self, c: &Chain, consume: bool) -> String {
+        let dual = self.flavor == Flavor::Dual;
+        let ft = self.float_ty();
+        let mut s = match &c.source {
+            Source::Iter { arr, owned } => match owned {
+                Some(o) => format!("{arr}.iter().{o}()"),
+                None => format!("{arr}.iter()"),
+            },
+            Source::Enumerate(a) => format!("{a}.iter().enumerate()"),
+            Source::Zip(a, b) => format!("{a}.iter().zip({b}.iter())"),
+            Source::Windows(a, kind, k) => format!("{a}.{kind}({k})"),
+        };
+        let pattern = |item: Item, names: &[String]| match item {
+            Item::Ref => format!("&{}", names[0]),
+            Item::Val | Item::Win => names[0].clone(),
+            Item::Idx => format!("({}, &{})", names[0], names[1]),
+            Item::Pair => format!("(&{}, &{})", names[0], names[1]),
+        };
+        for (k, a) in c.adapters.iter().enumerate() {
+            let item = c.items_before(k);
+            match a {
+                Adapter::Rev => s.push_str(".rev()"),
+                Adapter::Skip(n) => s.push_str(&format!(".skip({n})")),
+                Adapter::Take(n) => s.push_str(&format!(".take({n})")),
+                Adapter::StepBy(n) => s.push_str(&format!(".step_by({n})")),
+                Adapter::Filter(v, cond) => {
+                    let p = if item == Item::Ref {
+                        format!("&&{v}")
+                    } else {
+                        format!("&{v}")
+                    };
+                    s.push_str(&format!(".filter(|{p}| {})", self.cond(cond)));
+                }
+                Adapter::Map(names, body) => {
+                    s.push_str(&format!(
+                        ".map(|{}| {})",
+                        pattern(item, names),
+                        self.fe(body)
+                    ));
+                }
+            }
+        }
+        if !consume {
+            return s;
+        }
+        let item = c.items_before(c.adapters.len());
+        match &c.consumer {
+            Consumer::Sum => s.push_str(&format!(".sum::<{ft}>()")),
+            Consumer::Product => s.push_str(&format!(".product::<{ft}>()")),
+            Consumer::Fold {
+                init,
+                acc,
+                var,
+                body,
+            } => {
+                let init = if dual {
+                    format!("pm::lit({})", lit(*init))
+                } else {
+                    format!("{}_f64", lit(*init))
+                };
+                let p = pattern(item, std::slice::from_ref(var));
+                s.push_str(&format!(".fold({init}, |{acc}, {p}| {})", self.fe(body)));
+            }
+            Consumer::Best { max, form } => {
+                let m = if *max { "max_by" } else { "min_by" };
+                if dual {
+                    // The standard library's choice among the items, with the oracle's order,
+                    // which notes how close two items come.
+                    s.push_str(&format!(".{m}(|a, b| pm::order(a, b)).unwrap()"));
+                } else {
+                    let cmp = match form {
+                        0 => "|a, b| a.partial_cmp(b).unwrap()",
+                        1 => "|a, b| a.total_cmp(b)",
+                        _ => "f64::total_cmp",
+                    };
+                    s.push_str(&format!(".{m}({cmp}).unwrap()"));
+                }
+            }
+            Consumer::FoldBest { max } => {
+                let (m, start) = if *max {
+                    ("max", "NEG_INFINITY")
+                } else {
+                    ("min", "INFINITY")
+                };
+                if dual {
+                    s.push_str(&format!(".reduce(pm::{m}).unwrap()"));
+                } else {
+                    s.push_str(&format!(".fold(f64::{start}, f64::{m})"));
+                }
+            }
+        }
+        format!("({s})")
     }
 
     fn pat(&self, p: &Pat) -> String {

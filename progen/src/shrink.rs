@@ -292,6 +292,8 @@ fn compiles_plausibly(g: &Func, funcs: &[Func]) -> bool {
         }
     }
     collect(&g.body, &mut bound);
+    let mut copy = g.clone();
+    visit_func_fes(&mut copy, &mut |e| bound.extend(fe_binders(e)));
     // Every generated name is a letter run then digits: each such word must be bound.
     text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| {
@@ -360,6 +362,9 @@ fn declared(s: &Stmt) -> Vec<String> {
         | Stmt::LetBlock { name, .. } => vec![name.clone()],
         Stmt::LetPair(a, b, _, _) => vec![a.clone(), b.clone()],
         Stmt::LetArrPat { names, .. } => names.clone(),
+        Stmt::LetCollect(name, _)
+        | Stmt::LetClosure { name, .. }
+        | Stmt::LetArrMap { name, .. } => vec![name.clone()],
         Stmt::LetOpt(name, ..) => vec![name.clone()],
         Stmt::LetElse { var, .. } => vec![var.clone()],
         Stmt::Const(name, _) => vec![name.clone()],
@@ -539,6 +544,8 @@ fn children(e: &mut FE, f: &mut dyn FnMut(&mut FE)) {
             f(a);
             f(b);
         }
+        FE::Chain(c) => chain_fes(c, f),
+        FE::CallClosure(_, a) => f(a),
         FE::MatchPair {
             a,
             b,
@@ -573,6 +580,45 @@ fn children(e: &mut FE, f: &mut dyn FnMut(&mut FE)) {
         | FE::ConstItem(_)
         | FE::Field(..) => {}
     }
+}
+
+fn chain_fes(c: &mut Chain, f: &mut dyn FnMut(&mut FE)) {
+    for a in &mut c.adapters {
+        match a {
+            Adapter::Map(_, body) => f(body),
+            Adapter::Filter(_, cond) => cond_fes(cond, f),
+            _ => {}
+        }
+    }
+    if let Consumer::Fold { body, .. } = &mut c.consumer {
+        f(body);
+    }
+}
+
+/// The names an expression node binds for its parts (closure parameters, patterns, blocks).
+fn fe_binders(e: &FE) -> Vec<String> {
+    match e {
+        FE::Block(n, ..) => vec![n.clone()],
+        FE::MatchPair { x, y, .. } => vec![x.clone(), y.clone()],
+        FE::Chain(c) => chain_binders(c),
+        _ => Vec::new(),
+    }
+}
+
+fn chain_binders(c: &Chain) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in &c.adapters {
+        match a {
+            Adapter::Map(names, _) => out.extend(names.iter().cloned()),
+            Adapter::Filter(v, _) => out.push(v.clone()),
+            _ => {}
+        }
+    }
+    if let Consumer::Fold { acc, var, .. } = &c.consumer {
+        out.push(acc.clone());
+        out.push(var.clone());
+    }
+    out
 }
 
 fn arg_fes(a: &mut Arg, f: &mut dyn FnMut(&mut FE)) {
@@ -656,6 +702,13 @@ fn visit_func_fes(f: &mut Func, visit: &mut dyn FnMut(&mut FE)) {
                     deep(b, visit);
                 }
                 Stmt::LetArrPat { .. } => {}
+                Stmt::LetCollect(_, c) => chain_fes(c, &mut |e| deep(e, visit)),
+                Stmt::LetClosure { body, .. } | Stmt::LetArrMap { body, .. } => deep(body, visit),
+                Stmt::ForIterMut { ops, .. } => {
+                    for (_, e) in ops {
+                        deep(e, visit);
+                    }
+                }
                 Stmt::LetOpt(_, c, i) => {
                     cond_fes(c, &mut |e| deep(e, visit));
                     ie_fes(i, &mut |e| deep(e, visit));

@@ -88,6 +88,16 @@ impl Gen<'_> {
             1,                                             // match on a bool
             if self.exponents.is_empty() { 0 } else { 2 }, // powi(n)
             1,                                             // match on a pair
+            if self.in_closure || self.in_cond || self.in_macro || self.arrays.is_empty() {
+                0
+            } else {
+                3
+            }, // chain
+            if self.closures.is_empty() || self.in_closure {
+                0
+            } else {
+                3
+            }, // closure call
         ];
         match self.rng.weighted(&weights) {
             0 => {
@@ -341,7 +351,13 @@ impl Gen<'_> {
                 let n = self.rng.pick(&self.exponents).clone();
                 (FE::PowiVar(Box::new(base), n), 27.0)
             }
-            _ => self.match_pair(d),
+            27 => self.match_pair(d),
+            28 => self.chain_expr(d),
+            _ => {
+                let (h, b) = self.rng.pick(&self.closures).clone();
+                let (a, _) = self.fe_capped(d, PARAM_CAP);
+                (FE::CallClosure(h, Box::new(a)), b)
+            }
         }
     }
 

@@ -16,6 +16,7 @@ use crate::ast::*;
 use crate::rng::Rng;
 mod bounds;
 mod calls;
+mod chains;
 mod conds;
 mod exprs;
 mod function;
@@ -55,6 +56,8 @@ enum AKind {
     ConstSlice,
     LocalArr,
     LocalVec,
+    /// A window or chunk inside a chain's closure: read as `w[j]` and `w.len()` only.
+    Window,
 }
 
 #[derive(Clone)]
@@ -127,6 +130,10 @@ pub struct Gen<'a> {
     in_cond: bool,
     /// Inside `assert!`, `println!` or a `match` guard.
     in_macro: bool,
+    /// Inside a closure: no chains or closures within.
+    in_closure: bool,
+    /// Closures bound by `let` in scope, with the bound of what they return.
+    closures: Vec<(String, f64)>,
 }
 
 fn nice(x: f64) -> f64 {
@@ -169,6 +176,8 @@ impl<'a> Gen<'a> {
             exponents: Vec::new(),
             in_cond: false,
             in_macro: false,
+            in_closure: false,
+            closures: Vec::new(),
             single: false,
         }
     }

@@ -6,6 +6,7 @@ use super::*;
 impl Gen<'_> {
     pub(super) fn block(&mut self, n: usize) -> Vec<Stmt> {
         let marks = (self.floats.len(), self.arrays.len(), self.ints.len());
+        let closures = self.closures.len();
         let mut out = Vec::new();
         for _ in 0..n {
             if self.size_left == 0 {
@@ -17,6 +18,7 @@ impl Gen<'_> {
         self.floats.truncate(marks.0);
         self.arrays.truncate(marks.1);
         self.ints.truncate(marks.2);
+        self.closures.truncate(closures);
         out
     }
 
@@ -53,6 +55,10 @@ impl Gen<'_> {
             1,                           // destructuring
             if deep { 0 } else { 1 },    // if let / let else
             if deep { 0 } else { 1 },    // while let
+            1,                           // collect
+            1,                           // closure
+            1,                           // array map
+            if deep { 0 } else { 1 },    // iter_mut
         ];
         match self.rng.weighted(&weights) {
             0 => {
@@ -161,7 +167,11 @@ impl Gen<'_> {
             18 => self.let_block(out),
             19 => self.destructure(out),
             20 => self.if_let(out),
-            _ => self.while_let(out),
+            21 => self.while_let(out),
+            22 => self.let_collect(out),
+            23 => self.let_closure(out),
+            24 => self.let_arr_map(out),
+            _ => self.for_iter_mut(out),
         }
     }
 
