@@ -187,6 +187,22 @@ pub enum FE {
     Block(String, Box<FE>, Box<FE>),
     /// `x.powi(n)` with `n` an `i32` parameter.
     PowiVar(Box<FE>, String),
+    /// An iterator chain consumed into a float.
+    Chain(Box<Chain>),
+    /// `h(arg)` of a closure bound by `let`.
+    CallClosure(String, Box<FE>),
+    /// `match (a, b) { (x, y) if guard => first, (x, _) => second }`, or the same over an
+    /// array `[a, b]` with patterns `[x, y]` and `[x, _]`: bindings that carry derivatives.
+    MatchPair {
+        arr: bool,
+        a: Box<FE>,
+        b: Box<FE>,
+        x: String,
+        y: String,
+        guard: Box<Cond>,
+        first: Box<FE>,
+        second: Box<FE>,
+    },
 }
 
 impl FE {
@@ -208,8 +224,110 @@ impl FE {
             FE::MulAdd(a, b, c) => a.has_typed_leaf() || b.has_typed_leaf() || c.has_typed_leaf(),
             FE::If(_, a, b) => a.has_typed_leaf() && b.has_typed_leaf(),
             FE::Match(_, arms) => arms.iter().all(|(_, e)| e.has_typed_leaf()),
+            FE::MatchPair { first, second, .. } => {
+                first.has_typed_leaf() && second.has_typed_leaf()
+            }
             _ => true,
         }
+    }
+}
+
+/// The items of an iterator at some point of a chain, which decide the closures' patterns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Item {
+    /// `&f64`, of `a.iter()`: taken by `|&v|`.
+    Ref,
+    /// `f64`, after `.copied()`, `.cloned()` or a `map`: taken by `|v|`.
+    Val,
+    /// `(usize, &f64)` of `.enumerate()`: taken by `|(i, &v)|`.
+    Idx,
+    /// `(&f64, &f64)` of `.zip(..)`: taken by `|(&x, &y)|`.
+    Pair,
+    /// A window or chunk: taken by `|w|` and read as `w[j]`, `w.len()`.
+    Win,
+}
+
+/// Where a chain starts.
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// `a.iter()`, then `.copied()` or `.cloned()` if `owned` is `Some`.
+    Iter {
+        arr: String,
+        owned: Option<&'static str>,
+    },
+    /// `a.iter().enumerate()`.
+    Enumerate(String),
+    /// `a.iter().zip(b.iter())`.
+    Zip(String, String),
+    /// `a.windows(k)`, `a.chunks(k)` or `a.chunks_exact(k)`.
+    Windows(String, &'static str, usize),
+}
+
+impl Source {
+    pub fn item(&self) -> Item {
+        match self {
+            Source::Iter { owned: None, .. } => Item::Ref,
+            Source::Iter { .. } => Item::Val,
+            Source::Enumerate(_) => Item::Idx,
+            Source::Zip(..) => Item::Pair,
+            Source::Windows(..) => Item::Win,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Adapter {
+    Rev,
+    Skip(usize),
+    Take(usize),
+    StepBy(usize),
+    /// `.filter(|&v| cond)` (`|&&v|` over `&f64` items).
+    Filter(String, Cond),
+    /// `.map(|pattern| body)`: the names the pattern binds (one, or two for `Idx` and `Pair`).
+    Map(Vec<String>, FE),
+}
+
+/// How a chain ends, as a float.
+#[derive(Clone, Debug)]
+pub enum Consumer {
+    Sum,
+    Product,
+    /// `.fold(init, |acc, v| body)`.
+    Fold {
+        init: f64,
+        acc: String,
+        var: String,
+        body: FE,
+    },
+    /// `.max_by(cmp).unwrap()` (`max`) or `.min_by(..)`, with one of the comparators the macro
+    /// knows (`form`: 0 `partial_cmp`, 1 `total_cmp`, 2 `f64::total_cmp`).
+    Best {
+        max: bool,
+        form: u8,
+    },
+    /// `.fold(f64::NEG_INFINITY, f64::max)` (`max`) or `.fold(f64::INFINITY, f64::min)`.
+    FoldBest {
+        max: bool,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Chain {
+    pub source: Source,
+    pub adapters: Vec<Adapter>,
+    pub consumer: Consumer,
+}
+
+impl Chain {
+    /// The kind of items after the adapters.
+    pub fn items_before(&self, k: usize) -> Item {
+        let mut item = self.source.item();
+        for a in &self.adapters[..k] {
+            if let Adapter::Map(..) = a {
+                item = Item::Val;
+            }
+        }
+        item
     }
 }
 
@@ -364,9 +482,10 @@ pub enum Stmt {
     },
     /// `let name: f64 = a.iter().sum();`
     LetSum(String, String),
-    /// `let name = loop { guard; body }` whose `break`s carry values.
+    /// `let name = ['label:] loop { guard; body }` whose `break`s carry values.
     LetLoop {
         name: String,
+        label: Option<String>,
         guard: String,
         trips: usize,
         body: Vec<Stmt>,
@@ -401,6 +520,19 @@ pub enum Stmt {
     },
     Break(Option<FE>),
     Continue,
+    /// A loop (`for`, `while` or `loop`) with a label: `'label: for ..`.
+    Labelled(String, Box<Stmt>),
+    /// `break 'label;` or `break 'label value;` (out of a labelled `loop` or block).
+    BreakTo(String, Option<FE>),
+    /// `continue 'label;`.
+    ContinueTo(String),
+    /// `let name: f64 = 'label: { body; tail };` whose `break 'label value`s leave it early.
+    LetBlock {
+        name: String,
+        label: String,
+        body: Vec<Stmt>,
+        tail: FE,
+    },
     /// `return e;` (`None` in a function returning `()`).
     Return(Option<FE>),
     /// A call of a function returning `()`, for its outputs.
@@ -417,28 +549,93 @@ pub enum Stmt {
     Match(IE, Vec<(Pat, Vec<Stmt>)>),
     /// `println!("{}", e);` (only ever under a condition that never holds).
     Print(FE),
+    /// `let name: Vec<f64> = chain.collect();` (the chain's consumer is not used).
+    LetCollect(String, Chain),
+    /// `let h = |param: f64| body;`
+    LetClosure {
+        name: String,
+        param: String,
+        body: FE,
+    },
+    /// `let mut name = arr.map(|param| body);` of an array.
+    LetArrMap {
+        name: String,
+        arr: String,
+        param: String,
+        body: FE,
+    },
+    /// `for v in a.iter_mut() { *v op e; .. }`.
+    ForIterMut {
+        var: String,
+        arr: String,
+        ops: Vec<(AssignOp, FE)>,
+    },
+    /// `(a, b) = (e1, e2);` of two mutable floats.
+    AssignPair(String, String, FE, FE),
+    /// `let [x, y, ..] = arr;` (`rest`: with `..`; `deref`: `*arr` of a `&[f64; N]`).
+    LetArrPat {
+        names: Vec<String>,
+        rest: bool,
+        arr: String,
+        deref: bool,
+    },
+    /// `let name: Option<usize> = if cond { Some(ie) } else { None };`
+    LetOpt(String, Cond, IE),
+    /// `if let Some(var) = opt { then } else { els }`.
+    IfLet {
+        opt: String,
+        var: String,
+        then: Vec<Stmt>,
+        els: Vec<Stmt>,
+    },
+    /// `let Some(var) = opt else { els };` with `els` a `return`, `break` or `continue`.
+    LetElse {
+        opt: String,
+        var: String,
+        els: Box<Stmt>,
+    },
+    /// `let mut guard = 0; while let Some(var) = (if guard < trips { Some(guard) } else
+    /// { None }) { guard += 1; body }`.
+    WhileLet {
+        guard: String,
+        trips: usize,
+        var: String,
+        body: Vec<Stmt>,
+    },
 }
 
 /// Visits every statement list of a function, innermost first, mutably.
 pub fn walk_blocks_mut(stmts: &mut Vec<Stmt>, f: &mut dyn FnMut(&mut Vec<Stmt>)) {
     for s in stmts.iter_mut() {
-        match s {
-            Stmt::If(_, a, b) => {
-                walk_blocks_mut(a, f);
-                walk_blocks_mut(b, f);
-            }
-            Stmt::Match(_, arms) => {
-                for (_, b) in arms {
-                    walk_blocks_mut(b, f);
-                }
-            }
-            Stmt::For(_, b)
-            | Stmt::While { body: b, .. }
-            | Stmt::Loop { body: b, .. }
-            | Stmt::LetLoop { body: b, .. }
-            | Stmt::Counter { body: b, .. } => walk_blocks_mut(b, f),
-            _ => {}
-        }
+        walk_stmt_blocks(s, f);
     }
     f(stmts);
+}
+
+/// The statement lists inside one statement.
+fn walk_stmt_blocks(s: &mut Stmt, f: &mut dyn FnMut(&mut Vec<Stmt>)) {
+    match s {
+        Stmt::If(_, a, b) => {
+            walk_blocks_mut(a, f);
+            walk_blocks_mut(b, f);
+        }
+        Stmt::Match(_, arms) => {
+            for (_, b) in arms {
+                walk_blocks_mut(b, f);
+            }
+        }
+        Stmt::Labelled(_, inner) => walk_stmt_blocks(inner, f),
+        Stmt::IfLet { then, els, .. } => {
+            walk_blocks_mut(then, f);
+            walk_blocks_mut(els, f);
+        }
+        Stmt::WhileLet { body, .. } => walk_blocks_mut(body, f),
+        Stmt::For(_, b)
+        | Stmt::LetBlock { body: b, .. }
+        | Stmt::While { body: b, .. }
+        | Stmt::Loop { body: b, .. }
+        | Stmt::LetLoop { body: b, .. }
+        | Stmt::Counter { body: b, .. } => walk_blocks_mut(b, f),
+        _ => {}
+    }
 }

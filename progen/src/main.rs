@@ -154,6 +154,12 @@ fn main() -> ExitCode {
             };
             println!("does not compile: batch {b} (seed {seed}) function {name}: {message}");
             uncompiled += 1;
+            // The function as generated, for when it is not shrunk.
+            if let Some(f) = funcs.iter().find(|f| f.name == name) {
+                let text = print::Printer::new(print::Flavor::Ad, &funcs).render(f);
+                let path = args.dir.join(format!("unbuilt-{seed}-{name}.rs"));
+                let _ = std::fs::write(&path, format!("// {message}\n\n{text}"));
+            }
             if shrunk < args.shrink {
                 shrunk += 1;
                 match shrink::shrink_build(&runner, &funcs, &name, seed, &message) {

@@ -24,6 +24,8 @@ pub struct Printer<'a> {
     indent: usize,
     /// The result shape of the function being printed.
     shape: Shape,
+    /// The label of the loop printed next (`'label: `).
+    label: Option<String>,
 }
 
 fn wrap(shape: Shape, a: &str, b: &str) -> String {
@@ -76,6 +78,7 @@ impl<'a> Printer<'a> {
             out: String::new(),
             indent: 0,
             shape: Shape::Tuple,
+            label: None,
         }
     }
 
@@ -107,6 +110,14 @@ impl<'a> Printer<'a> {
             (Ty::Bool, _) => "bool".into(),
             (Ty::Char, _) => "char".into(),
             (Ty::I32(..), _) => "i32".into(),
+        }
+    }
+
+    /// The label of the loop about to be printed, as its prefix.
+    fn take_label(&mut self) -> String {
+        match self.label.take() {
+            Some(l) => format!("'{l}: "),
+            None => String::new(),
         }
     }
 
@@ -240,13 +251,18 @@ impl<'a> Printer<'a> {
             }
             Stmt::LetLoop {
                 name,
+                label,
                 guard,
                 trips,
                 body,
                 fallback,
             } => {
                 self.line(&format!("let mut {guard}: usize = 0;"));
-                self.line(&format!("let {name}: {ft} = loop {{"));
+                let l = label
+                    .as_ref()
+                    .map(|l| format!("'{l}: "))
+                    .unwrap_or_default();
+                self.line(&format!("let {name}: {ft} = {l}loop {{"));
                 self.indent += 1;
                 self.line(&format!("{guard} += 1;"));
                 let fb = self.fe(fallback);
@@ -323,7 +339,8 @@ impl<'a> Printer<'a> {
                         format!("for (&{x}, &{y}) in {a}.iter().zip({b}.iter())")
                     }
                 };
-                self.line(&format!("{head} {{"));
+                let l = self.take_label();
+                self.line(&format!("{l}{head} {{"));
                 self.block(body);
                 self.line("}");
             }
@@ -338,14 +355,16 @@ impl<'a> Printer<'a> {
                     Some(c) => format!(" && {}", self.cond(c)),
                     None => String::new(),
                 };
-                self.line(&format!("while {guard} < {trips}{c} {{"));
+                let l = self.take_label();
+                self.line(&format!("{l}while {guard} < {trips}{c} {{"));
                 self.line(&format!("    {guard} += 1;"));
                 self.block(body);
                 self.line("}");
             }
             Stmt::Loop { guard, trips, body } => {
                 self.line(&format!("let mut {guard}: usize = 0;"));
-                self.line("loop {");
+                let l = self.take_label();
+                self.line(&format!("{l}loop {{"));
                 self.line(&format!("    {guard} += 1;"));
                 self.line(&format!("    if {guard} > {trips} {{"));
                 self.line("        break;");
@@ -373,6 +392,28 @@ impl<'a> Printer<'a> {
                 self.line(&format!("break {e};"));
             }
             Stmt::Continue => self.line("continue;"),
+            Stmt::Labelled(l, inner) => {
+                self.label = Some(l.clone());
+                self.stmt(inner);
+            }
+            Stmt::BreakTo(l, None) => self.line(&format!("break '{l};")),
+            Stmt::BreakTo(l, Some(e)) => {
+                let e = self.fe(e);
+                self.line(&format!("break '{l} {e};"));
+            }
+            Stmt::ContinueTo(l) => self.line(&format!("continue '{l};")),
+            Stmt::LetBlock {
+                name,
+                label,
+                body,
+                tail,
+            } => {
+                self.line(&format!("let {name}: {ft} = '{label}: {{"));
+                self.block(body);
+                let t = self.fe(tail);
+                self.line(&format!("    {t}"));
+                self.line("};");
+            }
             Stmt::Return(None) => self.line("return;"),
             Stmt::Return(Some(e)) => {
                 let e = self.fe(e);
@@ -415,6 +456,91 @@ impl<'a> Printer<'a> {
             Stmt::Print(e) => {
                 let e = self.fe(e);
                 self.line(&format!("println!(\"{{:?}}\", {e});"));
+            }
+            Stmt::LetCollect(name, c) => {
+                let c = self.chain(c, false);
+                self.line(&format!("let mut {name}: Vec<{ft}> = {c}.collect();"));
+            }
+            Stmt::LetClosure { name, param, body } => {
+                let b = self.fe(body);
+                self.line(&format!("let {name} = |{param}: {ft}| {b};"));
+            }
+            Stmt::LetArrMap {
+                name,
+                arr,
+                param,
+                body,
+            } => {
+                let b = self.fe(body);
+                self.line(&format!("let mut {name} = {arr}.map(|{param}| {b});"));
+            }
+            Stmt::ForIterMut { var, arr, ops } => {
+                let l = self.take_label();
+                self.line(&format!("{l}for {var} in {arr}.iter_mut() {{"));
+                for (op, e) in ops {
+                    let e = self.fe(e);
+                    self.line(&format!("    *{var} {} {e};", op.sym()));
+                }
+                self.line("}");
+            }
+            Stmt::AssignPair(a, b, x, y) => {
+                let (x, y) = (self.fe(x), self.fe(y));
+                self.line(&format!("({a}, {b}) = ({x}, {y});"));
+            }
+            Stmt::LetArrPat {
+                names,
+                rest,
+                arr,
+                deref,
+            } => {
+                let mut pats = names.clone();
+                if *rest {
+                    pats.push("..".into());
+                }
+                let d = if *deref { "*" } else { "" };
+                self.line(&format!("let [{}] = {d}{arr};", pats.join(", ")));
+            }
+            Stmt::LetOpt(name, c, i) => {
+                let (c, i) = (self.cond(c), self.ie(i));
+                self.line(&format!(
+                    "let {name}: Option<usize> = if {c} {{ Some({i}) }} else {{ None }};"
+                ));
+            }
+            Stmt::IfLet {
+                opt,
+                var,
+                then,
+                els,
+            } => {
+                self.line(&format!("if let Some({var}) = {opt} {{"));
+                self.block(then);
+                if els.is_empty() {
+                    self.line("}");
+                } else {
+                    self.line("} else {");
+                    self.block(els);
+                    self.line("}");
+                }
+            }
+            Stmt::LetElse { opt, var, els } => {
+                self.line(&format!("let Some({var}) = {opt} else {{"));
+                self.block(std::slice::from_ref(&**els));
+                self.line("};");
+            }
+            Stmt::WhileLet {
+                guard,
+                trips,
+                var,
+                body,
+            } => {
+                self.line(&format!("let mut {guard}: usize = 0;"));
+                let l = self.take_label();
+                self.line(&format!(
+                    "{l}while let Some({var}) = (if {guard} < {trips} {{ Some({guard}) }} else {{ None }}) {{"
+                ));
+                self.line(&format!("    {guard} += 1;"));
+                self.block(body);
+                self.line("}");
             }
         }
     }
@@ -575,6 +701,28 @@ impl<'a> Printer<'a> {
                 self.fe(a),
                 self.fe(b)
             ),
+            FE::Chain(c) => self.chain(c, true),
+            FE::CallClosure(h, a) => format!("{h}({})", self.fe(a)),
+            FE::MatchPair {
+                arr,
+                a,
+                b,
+                x,
+                y,
+                guard,
+                first,
+                second,
+            } => {
+                let (o, c) = if *arr { ("[", "]") } else { ("(", ")") };
+                format!(
+                    "(match {o}{}, {}{c} {{ {o}{x}, {y}{c} if {} => {}, {o}{x}, _{c} => {} }})",
+                    self.fe(a),
+                    self.fe(b),
+                    self.cond(guard),
+                    self.fe(first),
+                    self.fe(second)
+                )
+            }
             FE::Match(s, arms) => {
                 let arms: Vec<String> = arms
                     .iter()
@@ -583,6 +731,101 @@ impl<'a> Printer<'a> {
                 format!("(match {} {{ {} }})", self.ie(s), arms.join(", "))
             }
         }
+    }
+
+    /// A chain, with its consumer (`consume`) or without (for `collect`).
+    fn chain(&self, c: &Chain, consume: bool) -> String {
+        let dual = self.flavor == Flavor::Dual;
+        let ft = self.float_ty();
+        let mut s = match &c.source {
+            Source::Iter { arr, owned } => match owned {
+                Some(o) => format!("{arr}.iter().{o}()"),
+                None => format!("{arr}.iter()"),
+            },
+            Source::Enumerate(a) => format!("{a}.iter().enumerate()"),
+            Source::Zip(a, b) => format!("{a}.iter().zip({b}.iter())"),
+            Source::Windows(a, kind, k) => format!("{a}.{kind}({k})"),
+        };
+        let pattern = |item: Item, names: &[String]| match item {
+            Item::Ref => format!("&{}", names[0]),
+            Item::Val | Item::Win => names[0].clone(),
+            Item::Idx => format!("({}, &{})", names[0], names[1]),
+            Item::Pair => format!("(&{}, &{})", names[0], names[1]),
+        };
+        for (k, a) in c.adapters.iter().enumerate() {
+            let item = c.items_before(k);
+            match a {
+                Adapter::Rev => s.push_str(".rev()"),
+                Adapter::Skip(n) => s.push_str(&format!(".skip({n})")),
+                Adapter::Take(n) => s.push_str(&format!(".take({n})")),
+                Adapter::StepBy(n) => s.push_str(&format!(".step_by({n})")),
+                Adapter::Filter(v, cond) => {
+                    let p = if item == Item::Ref {
+                        format!("&&{v}")
+                    } else {
+                        format!("&{v}")
+                    };
+                    s.push_str(&format!(".filter(|{p}| {})", self.cond(cond)));
+                }
+                Adapter::Map(names, body) => {
+                    s.push_str(&format!(
+                        ".map(|{}| {})",
+                        pattern(item, names),
+                        self.fe(body)
+                    ));
+                }
+            }
+        }
+        if !consume {
+            return s;
+        }
+        let item = c.items_before(c.adapters.len());
+        match &c.consumer {
+            Consumer::Sum => s.push_str(&format!(".sum::<{ft}>()")),
+            Consumer::Product => s.push_str(&format!(".product::<{ft}>()")),
+            Consumer::Fold {
+                init,
+                acc,
+                var,
+                body,
+            } => {
+                let init = if dual {
+                    format!("pm::lit({})", lit(*init))
+                } else {
+                    format!("{}_f64", lit(*init))
+                };
+                let p = pattern(item, std::slice::from_ref(var));
+                s.push_str(&format!(".fold({init}, |{acc}, {p}| {})", self.fe(body)));
+            }
+            Consumer::Best { max, form } => {
+                let m = if *max { "max_by" } else { "min_by" };
+                if dual {
+                    // The standard library's choice among the items, with the oracle's order,
+                    // which notes how close two items come.
+                    s.push_str(&format!(".{m}(|a, b| pm::order(a, b)).unwrap()"));
+                } else {
+                    let cmp = match form {
+                        0 => "|a, b| a.partial_cmp(b).unwrap()",
+                        1 => "|a, b| a.total_cmp(b)",
+                        _ => "f64::total_cmp",
+                    };
+                    s.push_str(&format!(".{m}({cmp}).unwrap()"));
+                }
+            }
+            Consumer::FoldBest { max } => {
+                let (m, start) = if *max {
+                    ("max", "NEG_INFINITY")
+                } else {
+                    ("min", "INFINITY")
+                };
+                if dual {
+                    s.push_str(&format!(".reduce(pm::{m}).unwrap()"));
+                } else {
+                    s.push_str(&format!(".fold(f64::{start}, f64::{m})"));
+                }
+            }
+        }
+        format!("({s})")
     }
 
     fn pat(&self, p: &Pat) -> String {

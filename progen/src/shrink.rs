@@ -252,8 +252,30 @@ fn compiles_plausibly(g: &Func, funcs: &[Func]) -> bool {
                     }
                     collect(b, bound);
                 }
-                Stmt::While { body, .. } | Stmt::Loop { body, .. } | Stmt::LetLoop { body, .. } => {
+                Stmt::While { body, .. } | Stmt::Loop { body, .. } => collect(body, bound),
+                Stmt::LetLoop { body, label, .. } => {
+                    bound.extend(label.clone());
                     collect(body, bound)
+                }
+                Stmt::Labelled(l, inner) => {
+                    bound.insert(l.clone());
+                    collect(std::slice::from_ref(&**inner), bound);
+                }
+                Stmt::LetBlock { label, body, .. } => {
+                    bound.insert(label.clone());
+                    collect(body, bound);
+                }
+                Stmt::IfLet { var, then, els, .. } => {
+                    bound.insert(var.clone());
+                    collect(then, bound);
+                    collect(els, bound);
+                }
+                Stmt::WhileLet {
+                    guard, var, body, ..
+                } => {
+                    bound.insert(guard.clone());
+                    bound.insert(var.clone());
+                    collect(body, bound);
                 }
                 Stmt::Match(_, arms) => {
                     for (_, b) in arms {
@@ -270,6 +292,8 @@ fn compiles_plausibly(g: &Func, funcs: &[Func]) -> bool {
         }
     }
     collect(&g.body, &mut bound);
+    let mut copy = g.clone();
+    visit_func_fes(&mut copy, &mut |e| bound.extend(fe_binders(e)));
     // Every generated name is a letter run then digits: each such word must be bound.
     text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| {
@@ -282,14 +306,39 @@ fn compiles_plausibly(g: &Func, funcs: &[Func]) -> bool {
                 && !w.starts_with('m')
         })
         .all(|w| bound.contains(w))
-        && !loose_break(&g.body)
+        && !loose_jump(&g.body, &[], false)
 }
 
-/// A `break` or `continue` not inside a loop of this block.
-fn loose_break(stmts: &[Stmt]) -> bool {
+/// A `break` or `continue` outside the loop or labelled block it leaves: unlabelled outside
+/// any loop (or right inside a labelled block), labelled where no such label is around.
+fn loose_jump(stmts: &[Stmt], labels: &[String], in_loop: bool) -> bool {
+    let with = |l: &String| {
+        let mut v = labels.to_vec();
+        v.push(l.clone());
+        v
+    };
     stmts.iter().any(|s| match s {
-        Stmt::Break(_) | Stmt::Continue => true,
-        Stmt::If(_, a, b) => loose_break(a) || loose_break(b),
+        Stmt::Break(_) | Stmt::Continue => !in_loop,
+        Stmt::BreakTo(l, _) | Stmt::ContinueTo(l) => !labels.contains(l),
+        Stmt::If(_, a, b) => loose_jump(a, labels, in_loop) || loose_jump(b, labels, in_loop),
+        Stmt::Match(_, arms) => arms.iter().any(|(_, b)| loose_jump(b, labels, in_loop)),
+        Stmt::Labelled(l, inner) => loose_jump(std::slice::from_ref(&**inner), &with(l), in_loop),
+        Stmt::LetBlock { label, body, .. } => loose_jump(body, &with(label), false),
+        Stmt::IfLet { then, els, .. } => {
+            loose_jump(then, labels, in_loop) || loose_jump(els, labels, in_loop)
+        }
+        Stmt::LetElse { els, .. } => loose_jump(std::slice::from_ref(&**els), labels, in_loop),
+        Stmt::LetLoop {
+            label: Some(l),
+            body,
+            ..
+        } => loose_jump(body, &with(l), true),
+        Stmt::For(_, body)
+        | Stmt::While { body, .. }
+        | Stmt::Loop { body, .. }
+        | Stmt::LetLoop { body, .. }
+        | Stmt::Counter { body, .. }
+        | Stmt::WhileLet { body, .. } => loose_jump(body, labels, true),
         _ => false,
     })
 }
@@ -309,8 +358,15 @@ fn declared(s: &Stmt) -> Vec<String> {
         | Stmt::LetIdx(name, _)
         | Stmt::LetArr { name, .. }
         | Stmt::LetSum(name, _)
-        | Stmt::LetLoop { name, .. } => vec![name.clone()],
+        | Stmt::LetLoop { name, .. }
+        | Stmt::LetBlock { name, .. } => vec![name.clone()],
         Stmt::LetPair(a, b, _, _) => vec![a.clone(), b.clone()],
+        Stmt::LetArrPat { names, .. } => names.clone(),
+        Stmt::LetCollect(name, _)
+        | Stmt::LetClosure { name, .. }
+        | Stmt::LetArrMap { name, .. } => vec![name.clone()],
+        Stmt::LetOpt(name, ..) => vec![name.clone()],
+        Stmt::LetElse { var, .. } => vec![var.clone()],
         Stmt::Const(name, _) => vec![name.clone()],
         Stmt::LetCallPair(a, b, _, _) => vec![a.clone(), b.clone()],
         _ => Vec::new(),
@@ -326,6 +382,22 @@ fn simplify(blk: &mut Vec<Stmt>, s: usize, variant: usize) -> bool {
         (Stmt::If(_, _, b), 1) => Some(b.clone()),
         (Stmt::If(c, a, b), 2) if !b.is_empty() => {
             Some(vec![Stmt::If(c.clone(), a.clone(), Vec::new())])
+        }
+        (Stmt::Labelled(_, inner), 0) => Some(vec![(**inner).clone()]),
+        (
+            Stmt::LetBlock {
+                name, body, tail, ..
+            },
+            0,
+        ) => {
+            let mut b = body.clone();
+            b.push(Stmt::Let {
+                name: name.clone(),
+                mutable: false,
+                typed: true,
+                init: tail.clone(),
+            });
+            Some(b)
         }
         (Stmt::For(_, body), 0)
         | (Stmt::While { body, .. }, 0)
@@ -353,6 +425,7 @@ fn simplify(blk: &mut Vec<Stmt>, s: usize, variant: usize) -> bool {
         (
             Stmt::LetLoop {
                 name,
+                label,
                 guard,
                 trips,
                 body,
@@ -361,6 +434,7 @@ fn simplify(blk: &mut Vec<Stmt>, s: usize, variant: usize) -> bool {
             1,
         ) if *trips > 1 => Some(vec![Stmt::LetLoop {
             name: name.clone(),
+            label: label.clone(),
             guard: guard.clone(),
             trips: 1,
             body: body.clone(),
@@ -470,6 +544,22 @@ fn children(e: &mut FE, f: &mut dyn FnMut(&mut FE)) {
             f(a);
             f(b);
         }
+        FE::Chain(c) => chain_fes(c, f),
+        FE::CallClosure(_, a) => f(a),
+        FE::MatchPair {
+            a,
+            b,
+            guard,
+            first,
+            second,
+            ..
+        } => {
+            f(a);
+            f(b);
+            cond_fes(guard, f);
+            f(first);
+            f(second);
+        }
         FE::Match(i, arms) => {
             ie_fes(i, f);
             for (_, a) in arms {
@@ -490,6 +580,45 @@ fn children(e: &mut FE, f: &mut dyn FnMut(&mut FE)) {
         | FE::ConstItem(_)
         | FE::Field(..) => {}
     }
+}
+
+fn chain_fes(c: &mut Chain, f: &mut dyn FnMut(&mut FE)) {
+    for a in &mut c.adapters {
+        match a {
+            Adapter::Map(_, body) => f(body),
+            Adapter::Filter(_, cond) => cond_fes(cond, f),
+            _ => {}
+        }
+    }
+    if let Consumer::Fold { body, .. } = &mut c.consumer {
+        f(body);
+    }
+}
+
+/// The names an expression node binds for its parts (closure parameters, patterns, blocks).
+fn fe_binders(e: &FE) -> Vec<String> {
+    match e {
+        FE::Block(n, ..) => vec![n.clone()],
+        FE::MatchPair { x, y, .. } => vec![x.clone(), y.clone()],
+        FE::Chain(c) => chain_binders(c),
+        _ => Vec::new(),
+    }
+}
+
+fn chain_binders(c: &Chain) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in &c.adapters {
+        match a {
+            Adapter::Map(names, _) => out.extend(names.iter().cloned()),
+            Adapter::Filter(v, _) => out.push(v.clone()),
+            _ => {}
+        }
+    }
+    if let Consumer::Fold { acc, var, .. } = &c.consumer {
+        out.push(acc.clone());
+        out.push(var.clone());
+    }
+    out
 }
 
 fn arg_fes(a: &mut Arg, f: &mut dyn FnMut(&mut FE)) {
@@ -561,7 +690,40 @@ fn visit_func_fes(f: &mut Func, visit: &mut dyn FnMut(&mut FE)) {
                     ArrInit::Fill(e, _) => deep(e, visit),
                     ArrInit::List(es) => es.iter_mut().for_each(|e| deep(e, visit)),
                 },
-                Stmt::LetSum(..) | Stmt::Continue | Stmt::Break(None) | Stmt::Return(None) => {}
+                Stmt::LetSum(..)
+                | Stmt::Continue
+                | Stmt::Break(None)
+                | Stmt::Return(None)
+                | Stmt::BreakTo(_, None)
+                | Stmt::ContinueTo(_) => {}
+                Stmt::BreakTo(_, Some(e)) => deep(e, visit),
+                Stmt::AssignPair(_, _, a, b) => {
+                    deep(a, visit);
+                    deep(b, visit);
+                }
+                Stmt::LetArrPat { .. } => {}
+                Stmt::LetCollect(_, c) => chain_fes(c, &mut |e| deep(e, visit)),
+                Stmt::LetClosure { body, .. } | Stmt::LetArrMap { body, .. } => deep(body, visit),
+                Stmt::ForIterMut { ops, .. } => {
+                    for (_, e) in ops {
+                        deep(e, visit);
+                    }
+                }
+                Stmt::LetOpt(_, c, i) => {
+                    cond_fes(c, &mut |e| deep(e, visit));
+                    ie_fes(i, &mut |e| deep(e, visit));
+                }
+                Stmt::IfLet { then, els, .. } => {
+                    stmts(then, visit);
+                    stmts(els, visit);
+                }
+                Stmt::LetElse { els, .. } => stmts(std::slice::from_mut(&mut **els), visit),
+                Stmt::WhileLet { body, .. } => stmts(body, visit),
+                Stmt::Labelled(_, inner) => stmts(std::slice::from_mut(&mut **inner), visit),
+                Stmt::LetBlock { body, tail, .. } => {
+                    stmts(body, visit);
+                    deep(tail, visit);
+                }
                 Stmt::LetLoop { body, fallback, .. } => {
                     deep(fallback, visit);
                     stmts(body, visit);

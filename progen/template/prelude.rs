@@ -95,6 +95,11 @@ macro_rules! helpers {
                 cmp(a, b);
                 a.re >= b.re
             }
+            /// The order of two items for `max_by` and `min_by`.
+            pub fn order(a: &D, b: &D) -> std::cmp::Ordering {
+                cmp(*a, *b);
+                a.re.partial_cmp(&b.re).unwrap()
+            }
             pub fn total_lt(a: D, b: D) -> bool {
                 cmp(a, b);
                 a.re.total_cmp(&b.re) == std::cmp::Ordering::Less

@@ -1,0 +1,252 @@
+//! A function as a whole: its signature, its parameters in scope, its body, its result, and
+//! the writes of its outputs.
+
+use super::*;
+
+impl Gen<'_> {
+    /// A random signature: `rule` functions take 1 to 3 floats; the others mix every kind of
+    /// parameter.
+    pub fn signature(&mut self, rule: bool) -> (Vec<Param>, bool) {
+        let mut params = Vec::new();
+        let nf = if rule {
+            self.rng.range(1, 3)
+        } else {
+            self.rng.range(0, 3)
+        };
+        for k in 0..nf {
+            params.push(Param {
+                name: format!("x{k}"),
+                ty: Ty::F,
+                mutable: false,
+            });
+        }
+        if rule {
+            return (params, true);
+        }
+        let len = |r: &mut Rng| r.range(2, 5);
+        let extras: [(f64, &str); 11] = [
+            (0.5, "w"),
+            (0.3, "y"),
+            (0.25, "n"),
+            (0.25, "q"),
+            (0.15, "v"),
+            (0.25, "c"),
+            (0.2, "k"),
+            (0.15, "p"),
+            (0.1, "b"),
+            (0.08, "h"),
+            (0.12, "z"),
+        ];
+        for (p, prefix) in extras {
+            if self.rng.chance(p) {
+                let ty = match prefix {
+                    "w" => Ty::Slice(len(self.rng)),
+                    "y" => Ty::Out(len(self.rng)),
+                    "n" => Ty::U(self.rng.range(1, 4)),
+                    "q" => Ty::Arr(len(self.rng)),
+                    "v" => Ty::Vec(len(self.rng)),
+                    "c" => Ty::ConstSlice(len(self.rng)),
+                    "p" => Ty::Pair,
+                    "b" => Ty::Bool,
+                    "h" => Ty::Char,
+                    "z" => Ty::I32(-2, 3),
+                    _ => Ty::ConstF,
+                };
+                params.push(Param {
+                    name: format!("{prefix}0"),
+                    ty,
+                    mutable: false,
+                });
+            }
+        }
+        if params.iter().all(|p| {
+            matches!(
+                p.ty,
+                Ty::U(_) | Ty::ConstF | Ty::Bool | Ty::Char | Ty::I32(..)
+            )
+        }) {
+            params.insert(
+                0,
+                Param {
+                    name: "x0".into(),
+                    ty: Ty::F,
+                    mutable: false,
+                },
+            );
+        }
+        // ad takes functions of up to 16 arguments: most have a few, some 9 to 16 (more
+        // floats), the others at most 8.
+        if self.rng.chance(0.06) {
+            let total = self.rng.range(9, 16);
+            let mut k = nf;
+            while params.len() < total {
+                if params.iter().any(|p| p.name == format!("x{k}")) {
+                    k += 1;
+                    continue;
+                }
+                params.push(Param {
+                    name: format!("x{k}"),
+                    ty: Ty::F,
+                    mutable: false,
+                });
+                k += 1;
+            }
+            params.truncate(16);
+        } else {
+            params.truncate(8);
+        }
+        // Shuffle, so no kind always comes first.
+        for i in (1..params.len()).rev() {
+            let j = self.rng.below(i + 1);
+            params.swap(i, j);
+        }
+        let has_out = params.iter().any(|p| matches!(p.ty, Ty::Out(_)));
+        let returns = !has_out || self.rng.chance(0.5);
+        (params, returns)
+    }
+
+    pub fn function(
+        &mut self,
+        name: String,
+        params: Vec<Param>,
+        returns: bool,
+        pair: bool,
+    ) -> Func {
+        self.returns = returns;
+        self.pair = pair;
+        // Some parameters are assigned: what the reverse sweep may compute again from a
+        // parameter depends on whether the function writes it.
+        let mut params = params;
+        for p in params.iter_mut() {
+            if matches!(p.ty, Ty::F | Ty::Arr(_) | Ty::Vec(_)) && self.rng.chance(0.2) {
+                p.mutable = true;
+            }
+        }
+        self.shape = *self.rng.pick(&[Shape::Tuple, Shape::Array, Shape::Vec]);
+        for p in &params {
+            match p.ty {
+                Ty::F => self.floats.push(FVar {
+                    name: p.name.clone(),
+                    read: FE::Var(p.name.clone()),
+                    cap: if p.mutable {
+                        BASE_CAP + 20.0
+                    } else {
+                        PARAM_CAP
+                    },
+                    base: if p.mutable { BASE_CAP } else { PARAM_CAP },
+                    spent: 0.0,
+                    mutable: p.mutable,
+                }),
+                Ty::ConstF => self.floats.push(FVar {
+                    name: p.name.clone(),
+                    read: FE::ConstF(p.name.clone()),
+                    cap: PARAM_CAP,
+                    base: PARAM_CAP,
+                    spent: 0.0,
+                    mutable: false,
+                }),
+                Ty::Pair => {
+                    for k in 0..2 {
+                        self.floats.push(FVar {
+                            name: format!("{}.{k}", p.name),
+                            read: FE::Field(p.name.clone(), k),
+                            cap: PARAM_CAP,
+                            base: PARAM_CAP,
+                            spent: 0.0,
+                            mutable: false,
+                        })
+                    }
+                }
+                Ty::Bool => self.flags.push(p.name.clone()),
+                Ty::Char => self.chars.push(p.name.clone()),
+                Ty::I32(..) => self.exponents.push(p.name.clone()),
+                Ty::U(hi) => self.ints.push(IVar {
+                    name: p.name.clone(),
+                    lo: 0,
+                    hi,
+                }),
+                Ty::Slice(n) | Ty::Out(n) | Ty::Arr(n) | Ty::Vec(n) | Ty::ConstSlice(n) => {
+                    let kind = match p.ty {
+                        Ty::Slice(_) => AKind::Slice,
+                        Ty::Out(_) => AKind::Out,
+                        Ty::Arr(_) => AKind::Arr,
+                        Ty::Vec(_) => AKind::Vec,
+                        _ => AKind::ConstSlice,
+                    };
+                    let out = kind == AKind::Out;
+                    self.arrays.push(AVar {
+                        name: p.name.clone(),
+                        kind,
+                        len: n,
+                        cap: if out {
+                            BASE_CAP + ACC_BUDGET
+                        } else if p.mutable {
+                            BASE_CAP + 20.0
+                        } else {
+                            PARAM_CAP
+                        },
+                        param_mut: p.mutable,
+                        base: BASE_CAP,
+                        spent: 0.0,
+                        locked: false,
+                    })
+                }
+            }
+        }
+        let n = self.rng.range(2, 6);
+        let mut body = self.block(n);
+        let tail = if returns {
+            let (e, b) = self.fe(3);
+            Some(self.squash(e, b, RET_CAP).0)
+        } else {
+            None
+        };
+        let mut tail2 = pair.then(|| self.fe_capped(3, RET_CAP).0);
+        if pair && self.shape == Shape::Vec {
+            // A `Vec` result that carries no derivative does not compile under the macro (a
+            // moved value in its expansion): add an active parameter to its second element.
+            let active = params.iter().find_map(|p| match p.ty {
+                Ty::F => Some(FE::Var(p.name.clone())),
+                Ty::Pair => Some(FE::Field(p.name.clone(), 0)),
+                Ty::Slice(_) | Ty::Arr(_) | Ty::Vec(_) => {
+                    Some(FE::Index(p.name.clone(), Box::new(IE::Lit(0))))
+                }
+                _ => None,
+            });
+            match (active, tail2.take()) {
+                (Some(a), Some(t)) => tail2 = Some(bin(BinOp::Add, t, a)),
+                (_, t) => {
+                    tail2 = t;
+                    self.shape = Shape::Array;
+                }
+            }
+        }
+        // A function with outputs writes them at least once.
+        for p in &params {
+            if let Ty::Out(len) = p.ty
+                && self.rng.chance(0.7)
+            {
+                let idx = IE::Lit(self.rng.below(len));
+                let (e, b) = self.fe(2);
+                let e = self.squash(e, b, BASE_CAP).0;
+                body.push(Stmt::AssignElem(p.name.clone(), idx, AssignOp::Set, e));
+            }
+        }
+        Func {
+            name,
+            module: 0,
+            order: 0,
+            params,
+            returns,
+            body,
+            tail,
+            tail2,
+            pair,
+            pair_shape: self.shape,
+            single: self.single,
+            deriv: Deriv::Generated,
+            ret_bound: RET_CAP,
+            out_spent: self.out_spent,
+        }
+    }
+}

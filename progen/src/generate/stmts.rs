@@ -1,0 +1,511 @@
+//! Statements: blocks and their scopes, `let`s, assignments within their budgets, `if`,
+//! `match`, early returns, assertions and items.
+
+use super::*;
+
+impl Gen<'_> {
+    pub(super) fn block(&mut self, n: usize) -> Vec<Stmt> {
+        let marks = (self.floats.len(), self.arrays.len(), self.ints.len());
+        let closures = self.closures.len();
+        let mut out = Vec::new();
+        for _ in 0..n {
+            if self.size_left == 0 {
+                break;
+            }
+            self.size_left -= 1;
+            self.stmt(&mut out);
+        }
+        self.floats.truncate(marks.0);
+        self.arrays.truncate(marks.1);
+        self.ints.truncate(marks.2);
+        self.closures.truncate(closures);
+        out
+    }
+
+    pub(super) fn nested(&mut self, n: usize) -> Vec<Stmt> {
+        self.depth += 1;
+        let b = self.block(n);
+        self.depth -= 1;
+        b
+    }
+
+    pub(super) fn stmt(&mut self, out: &mut Vec<Stmt>) {
+        let in_loop = !self.loops.is_empty();
+        let deep = self.depth >= 3;
+        let weights = [
+            8,                           // let
+            3,                           // let mut accumulator
+            2,                           // let idx
+            2,                           // let array
+            6,                           // assign / compound
+            5,                           // element assign
+            if deep { 0 } else { 4 },    // if
+            if deep { 0 } else { 5 },    // for
+            if deep { 0 } else { 2 },    // while
+            if deep { 0 } else { 2 },    // loop
+            if deep { 0 } else { 1 },    // let loop
+            if deep { 0 } else { 2 },    // counter
+            if in_loop { 3 } else { 0 }, // break / continue
+            2,                           // return
+            2,                           // call statement
+            1,                           // let pair / sum / assert
+            if deep { 0 } else { 1 },    // match statement
+            1,                           // const item / println
+            if deep { 0 } else { 1 },    // labelled block
+            1,                           // destructuring
+            if deep { 0 } else { 1 },    // if let / let else
+            if deep { 0 } else { 1 },    // while let
+            1,                           // collect
+            1,                           // closure
+            1,                           // array map
+            if deep { 0 } else { 1 },    // iter_mut
+        ];
+        match self.rng.weighted(&weights) {
+            0 => {
+                let (e, b) = self.fe(3);
+                let (e, b) = self.squash(e, b, 16.0);
+                let name = self.fresh("t");
+                self.floats.push(FVar {
+                    name: name.clone(),
+                    read: FE::Var(name.clone()),
+                    cap: b,
+                    base: b,
+                    spent: 0.0,
+                    mutable: false,
+                });
+                out.push(Stmt::Let {
+                    name,
+                    mutable: false,
+                    typed: self.rng.chance(0.5),
+                    init: e,
+                });
+            }
+            1 => {
+                let (e, b) = if self.rng.chance(0.4) {
+                    (FE::Lit(0.0), 0.0)
+                } else {
+                    self.fe_capped(2, BASE_CAP)
+                };
+                let name = self.fresh("s");
+                self.floats.push(FVar {
+                    name: name.clone(),
+                    read: FE::Var(name.clone()),
+                    cap: BASE_CAP + ACC_BUDGET,
+                    base: BASE_CAP.max(b),
+                    spent: 0.0,
+                    mutable: true,
+                });
+                out.push(Stmt::Let {
+                    name,
+                    mutable: true,
+                    typed: self.rng.chance(0.5),
+                    init: e,
+                });
+            }
+            2 => {
+                let hi = self.rng.range(1, 5);
+                let ie = self.index(hi + 1);
+                let (lo, hi) = irange(&ie, self);
+                let name = self.fresh("j");
+                self.ints.push(IVar {
+                    name: name.clone(),
+                    lo,
+                    hi,
+                });
+                out.push(Stmt::LetIdx(name, ie));
+            }
+            3 => {
+                let len = self.rng.range(2, 5);
+                let vec = self.rng.chance(0.4);
+                let init = if self.rng.chance(0.5) {
+                    ArrInit::Fill(self.fe_capped(1, BASE_CAP).0, len)
+                } else {
+                    ArrInit::List((0..len).map(|_| self.fe_capped(2, BASE_CAP).0).collect())
+                };
+                let name = self.fresh("l");
+                self.arrays.push(AVar {
+                    name: name.clone(),
+                    kind: if vec {
+                        AKind::LocalVec
+                    } else {
+                        AKind::LocalArr
+                    },
+                    len,
+                    cap: BASE_CAP + ACC_BUDGET,
+                    base: BASE_CAP,
+                    spent: 0.0,
+                    locked: false,
+                    param_mut: false,
+                });
+                out.push(Stmt::LetArr { name, vec, init });
+            }
+            4 => self.assign(out),
+            5 => self.assign_elem(out),
+            6 => {
+                let c = self.cond(2);
+                let n = self.rng.range(1, 3);
+                let a = self.nested(n);
+                let b = if self.rng.chance(0.5) {
+                    let n = self.rng.range(1, 2);
+                    self.nested(n)
+                } else {
+                    Vec::new()
+                };
+                out.push(Stmt::If(c, a, b));
+            }
+            7 => self.for_loop(out),
+            8 => self.while_loop(out),
+            9 => self.plain_loop(out),
+            10 => self.let_loop(out),
+            11 => self.counter_loop(out),
+            12 => self.jump(out),
+            13 => self.early_return(out),
+            14 => self.call_stmt(out),
+            15 => self.misc_stmt(out),
+            16 => self.match_stmt(out),
+            17 => self.item_stmt(out),
+            18 => self.let_block(out),
+            19 => self.destructure(out),
+            20 => self.if_let(out),
+            21 => self.while_let(out),
+            22 => self.let_collect(out),
+            23 => self.let_closure(out),
+            24 => self.let_arr_map(out),
+            _ => self.for_iter_mut(out),
+        }
+    }
+
+    pub(super) fn pick_array(&mut self, write: bool) -> Option<AVar> {
+        let c: Vec<AVar> = self
+            .arrays
+            .iter()
+            .filter(|a| !write || a.writable())
+            .cloned()
+            .collect();
+        (!c.is_empty()).then(|| self.rng.pick(&c).clone())
+    }
+
+    pub(super) fn pick_mutable(&mut self) -> Option<String> {
+        let c: Vec<String> = self
+            .floats
+            .iter()
+            .filter(|v| v.mutable)
+            .map(|v| v.name.clone())
+            .collect();
+        (!c.is_empty()).then(|| self.rng.pick(&c).clone())
+    }
+
+    pub(super) fn assign(&mut self, out: &mut Vec<Stmt>) {
+        let Some(name) = self.pick_mutable() else {
+            return;
+        };
+        let v = self
+            .floats
+            .iter()
+            .rev()
+            .find(|v| v.name == name)
+            .unwrap()
+            .clone();
+        match self.rng.weighted(&[2, 5, 2, 2, 1]) {
+            0 => {
+                let (e, _) = self.fe_capped(3, v.base);
+                out.push(Stmt::Assign(name, AssignOp::Set, e));
+            }
+            1 => {
+                let (e, b) = self.fe(2);
+                let room = (v.cap - v.base - v.spent) / self.execs;
+                if room < 0.05 {
+                    return;
+                }
+                let (e, b) = self.squash(e, b, room.min(8.0));
+                self.spend(&name, 1.0, b);
+                let op = if self.rng.chance(0.5) {
+                    AssignOp::Add
+                } else {
+                    AssignOp::Sub
+                };
+                out.push(Stmt::Assign(name, op, e));
+            }
+            2 => {
+                let (e, _) = self.fe_capped(2, 1.0);
+                out.push(Stmt::Assign(name, AssignOp::Mul, e));
+            }
+            3 => {
+                let (p, _, _) = self.pos(1);
+                out.push(Stmt::Assign(name, AssignOp::Div, p));
+            }
+            _ => {
+                let m = *self.rng.pick(&[1.5, 2.0, 0.75]);
+                out.push(Stmt::Assign(name, AssignOp::Rem, FE::Lit(m)));
+            }
+        }
+    }
+
+    pub(super) fn assign_elem(&mut self, out: &mut Vec<Stmt>) {
+        let Some(a) = self.pick_array(true) else {
+            return;
+        };
+        let mut idx = self.index(a.len);
+        // `v[i] += ..` borrows a `Vec` mutably before its index is computed: an index that
+        // reads `v` itself does not compile.
+        let text = crate::print::Printer::new(crate::print::Flavor::Ad, self.funcs).ie(&idx);
+        if text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|w| w == a.name)
+        {
+            idx = IE::Lit(self.rng.below(a.len));
+        }
+        let room = (a.cap - a.base - a.spent) / self.execs;
+        let (op, e) = match self.rng.weighted(&[4, 4, 1, 1]) {
+            0 => (AssignOp::Set, self.fe_capped(3, a.base).0),
+            1 if room >= 0.05 => {
+                let (e, b) = self.fe(2);
+                let (e, b) = self.squash(e, b, room.min(8.0));
+                let v = self
+                    .arrays
+                    .iter_mut()
+                    .rev()
+                    .find(|v| v.name == a.name)
+                    .unwrap();
+                v.spent += b * self.execs;
+                if v.kind == AKind::Out {
+                    self.out_spent += b * self.execs;
+                }
+                (AssignOp::Add, e)
+            }
+            2 => (AssignOp::Mul, self.fe_capped(2, 1.0).0),
+            3 => (AssignOp::Div, self.pos(1).0),
+            _ => (AssignOp::Set, self.fe_capped(2, a.base).0),
+        };
+        out.push(Stmt::AssignElem(a.name, idx, op, e));
+    }
+
+    /// An early `return` under a condition.
+    pub(super) fn early_return(&mut self, out: &mut Vec<Stmt>) {
+        let c = self.cond(1);
+        // `return;` in a function returning `()` is rejected by the macro (a gap the
+        // README does not list), so only functions with a value return early.
+        if self.pair && self.shape == Shape::Vec {
+            // An early `return` of a `Vec` does not compile under the macro ("use of
+            // moved value" in its expansion), so none is generated.
+        } else if self.pair {
+            let a = self.fe_capped(2, RET_CAP).0;
+            let b = self.fe_capped(2, RET_CAP).0;
+            out.push(Stmt::If(c, vec![Stmt::ReturnPair(a, b)], Vec::new()));
+        } else if self.returns {
+            let r = self.fe_capped(2, RET_CAP).0;
+            out.push(Stmt::If(c, vec![Stmt::Return(Some(r))], Vec::new()));
+        }
+    }
+
+    /// A `let` of a pair, a sum, or an assertion.
+    pub(super) fn misc_stmt(&mut self, out: &mut Vec<Stmt>) {
+        match self.rng.below(3) {
+            0 => {
+                let (a, ab) = self.fe_capped(2, 8.0);
+                let (b, bb) = self.fe_capped(2, 8.0);
+                let (x, y) = (self.fresh("t"), self.fresh("t"));
+                for (n, c) in [(&x, ab), (&y, bb)] {
+                    self.floats.push(FVar {
+                        name: n.clone(),
+                        read: FE::Var(n.clone()),
+                        cap: c,
+                        base: c,
+                        spent: 0.0,
+                        mutable: false,
+                    });
+                }
+                out.push(Stmt::LetPair(x, y, a, b));
+            }
+            1 => {
+                let Some(a) = self.pick_array(false) else {
+                    return;
+                };
+                let name = self.fresh("t");
+                self.floats.push(FVar {
+                    name: name.clone(),
+                    read: FE::Var(name.clone()),
+                    cap: a.cap * a.len as f64,
+                    base: a.cap * a.len as f64,
+                    spent: 0.0,
+                    mutable: false,
+                });
+                out.push(Stmt::LetSum(name, a.name));
+            }
+            _ => {
+                // No block with a `let` in a macro's arguments: the macro rejects one there.
+                let outer = self.in_cond;
+                self.in_cond = true;
+                let outer_macro = self.in_macro;
+                self.in_macro = true;
+                let (e, _) = self.receiver(2, 1e3);
+                self.in_cond = outer;
+                self.in_macro = outer_macro;
+                out.push(Stmt::Assert(e, self.rng.chance(0.5)));
+            }
+        }
+    }
+
+    /// A `match` on an integer as a statement.
+    pub(super) fn match_stmt(&mut self, out: &mut Vec<Stmt>) {
+        let scrutinee = self.any_index(1);
+        let mut arms = Vec::new();
+        let pats = [Pat::Lit(0), Pat::Or(1, 2), Pat::Range(3, 5)];
+        let n = self.rng.range(1, 3);
+        for p in pats[..n].iter().cloned().chain([Pat::Wild]) {
+            let k = self.rng.range(1, 2);
+            arms.push((p, self.nested(k)));
+        }
+        out.push(Stmt::Match(scrutinee, arms));
+    }
+
+    /// A `const` item, or a `println!` that never runs.
+    pub(super) fn item_stmt(&mut self, out: &mut Vec<Stmt>) {
+        if self.rng.chance(0.7) {
+            let x = *self.rng.pick(&[0.5, 1.5, 0.75, 2.0]);
+            self.counter += 1;
+            let name = format!("C{}", self.counter);
+            self.floats.push(FVar {
+                name: name.clone(),
+                read: FE::ConstItem(name.clone()),
+                cap: x,
+                base: x,
+                spent: 0.0,
+                mutable: false,
+            });
+            out.push(Stmt::Const(name, x));
+        } else {
+            // Kept as it is by the macro; never runs, so the output stays readable.
+            // No block with a `let` in its arguments: the macro rejects one there.
+            let outer = self.in_cond;
+            self.in_cond = true;
+            let outer_macro = self.in_macro;
+            self.in_macro = true;
+            let (e, _) = self.fe(1);
+            self.in_cond = outer;
+            self.in_macro = outer_macro;
+            let never = Cond::I(Cmp::Gt, IE::Lit(0), IE::Lit(1));
+            out.push(Stmt::If(never, vec![Stmt::Print(e)], Vec::new()));
+        }
+    }
+
+    /// `(a, b) = (e1, e2);`, `(a, b) = (b, a);`, or `let [x, y, ..] = arr;`.
+    pub(super) fn destructure(&mut self, out: &mut Vec<Stmt>) {
+        if self.rng.chance(0.5) {
+            let (Some(a), Some(b)) = (self.pick_mutable(), self.pick_mutable()) else {
+                return;
+            };
+            if a == b {
+                return;
+            }
+            let get =
+                |g: &Gen, n: &str| g.floats.iter().rev().find(|v| v.name == n).unwrap().clone();
+            let (va, vb) = (get(self, &a), get(self, &b));
+            // A swap mixes the two budgets; outside loops it runs once, and each variable
+            // then holds at most what the larger of the two held.
+            if self.loops.is_empty() && self.rng.chance(0.5) {
+                let m = (va.base + va.spent).max(vb.base + vb.spent);
+                if m > va.cap || m > vb.cap {
+                    return;
+                }
+                for v in self.floats.iter_mut().rev() {
+                    if v.name == a || v.name == b {
+                        v.spent = v.spent.max(m - v.base);
+                    }
+                }
+                out.push(Stmt::AssignPair(a.clone(), b.clone(), va.read, vb.read));
+            } else {
+                let (x, _) = self.fe_capped(2, va.base);
+                let (y, _) = self.fe_capped(2, vb.base);
+                out.push(Stmt::AssignPair(a, b, x, y));
+            }
+            return;
+        }
+        let arrays: Vec<AVar> = self
+            .arrays
+            .iter()
+            .filter(|a| matches!(a.kind, AKind::Arr | AKind::LocalArr))
+            .cloned()
+            .collect();
+        if arrays.is_empty() {
+            return;
+        }
+        let a = self.rng.pick(&arrays).clone();
+        let n = self.rng.range(1, a.len);
+        let names: Vec<String> = (0..n).map(|_| self.fresh("d")).collect();
+        for name in &names {
+            self.floats.push(FVar {
+                name: name.clone(),
+                read: FE::Var(name.clone()),
+                cap: a.cap,
+                base: a.cap,
+                spent: 0.0,
+                mutable: false,
+            });
+        }
+        out.push(Stmt::LetArrPat {
+            names,
+            rest: n < a.len || self.rng.chance(0.3),
+            arr: a.name,
+            deref: false,
+        });
+    }
+
+    /// An `Option<usize>` bound by `let`, then taken apart by `if let Some(k) = o { .. }` or
+    /// by `let Some(k) = o else { leave };`.
+    pub(super) fn if_let(&mut self, out: &mut Vec<Stmt>) {
+        let opt = self.fresh("o");
+        let c = self.cond(1);
+        let hi = self.rng.range(1, 4);
+        let ie = self.index(hi + 1);
+        let (lo, hi) = irange(&ie, self);
+        out.push(Stmt::LetOpt(opt.clone(), c, ie));
+        let var = self.fresh("k");
+        let inner = self.loops.last().cloned();
+        // `let .. else` must leave: by a `return` of a value (`return;` in a function returning
+        // `()` is left out, see `early_return`), or a `break`/`continue` of the loop around.
+        let leave = if self.returns && !self.pair {
+            Some(Stmt::Return(Some(self.fe_capped(2, RET_CAP).0)))
+        } else {
+            match inner {
+                Some(l) if !l.block && l.value_break => {
+                    Some(Stmt::Break(Some(self.fe_capped(1, BASE_CAP).0)))
+                }
+                Some(l) if !l.block => Some(if self.rng.chance(0.5) {
+                    Stmt::Continue
+                } else {
+                    Stmt::Break(None)
+                }),
+                _ => None,
+            }
+        };
+        if let Some(els) = leave.filter(|_| self.rng.chance(0.4)) {
+            out.push(Stmt::LetElse {
+                opt,
+                var: var.clone(),
+                els: Box::new(els),
+            });
+            self.ints.push(IVar { name: var, lo, hi });
+            return;
+        }
+        self.ints.push(IVar {
+            name: var.clone(),
+            lo,
+            hi,
+        });
+        let n = self.rng.range(1, 2);
+        let then = self.nested(n);
+        self.ints.pop();
+        let els = if self.rng.chance(0.5) {
+            self.nested(1)
+        } else {
+            Vec::new()
+        };
+        out.push(Stmt::IfLet {
+            opt,
+            var,
+            then,
+            els,
+        });
+    }
+}
