@@ -158,3 +158,91 @@ fn a_dereferenced_element_in_an_assertion_and_a_guard() {
         );
     }
 }
+
+/// Chains of references to the elements without a `map`: `rev`, `skip`, `take`, `step_by` and
+/// `filter`, consumed by `sum` and `product`.
+#[differentiable]
+fn reversed_sum(w: &[f64]) -> f64 {
+    let s: f64 = w.iter().rev().sum();
+    s * w[0]
+}
+
+#[differentiable]
+fn positive_sum(w: &[f64]) -> f64 {
+    w.iter().filter(|&&v| v > 0.0).sum::<f64>()
+}
+
+#[differentiable]
+fn strided(w: &[f64]) -> f64 {
+    w.iter().skip(1).step_by(2).product::<f64>() * w.iter().rev().take(2).sum::<f64>()
+}
+
+/// The same over a part of the slice.
+#[differentiable]
+fn part_sum(w: &[f64]) -> f64 {
+    let tail: f64 = w[1..4].iter().sum();
+    tail * w[0]
+}
+
+#[test]
+fn chains_of_element_references_without_a_map() {
+    let w = [0.5, -2.0, 3.0, 1.5, -0.25];
+    let check = |f: fn(&[f64]) -> f64, expected: [f64; 5], what: &str| {
+        let mut w_bar = [0.0; 5];
+        ad::vjp_into(f, (&w[..],), (&mut w_bar[..],), 1.0);
+        assert_eq!(w_bar, expected, "{what}: reverse");
+        for j in 0..5 {
+            let mut dw = [0.0; 5];
+            dw[j] = 1.0;
+            let (_, t) = ad::jvp(f, (&w[..],), (&dw[..],));
+            assert_eq!(t, expected[j], "{what}: forward along w[{j}]");
+        }
+    };
+    // (sum w) w0: d/dw0 = sum w + w0, d/dwj = w0.
+    let s: f64 = w.iter().sum();
+    check(
+        reversed_sum,
+        [s + w[0], w[0], w[0], w[0], w[0]],
+        "reversed_sum",
+    );
+    // The sum of the positive elements: 1 where positive.
+    check(positive_sum, [1.0, 0.0, 1.0, 1.0, 0.0], "positive_sum");
+    // (w1 w3) (w4 + w3): d/dw1 = w3 (w4 + w3), d/dw3 = w1 (w4 + w3) + w1 w3, d/dw4 = w1 w3.
+    let (p, t) = (w[1] * w[3], w[4] + w[3]);
+    check(strided, [0.0, w[3] * t, 0.0, w[1] * t + p, p], "strided");
+    // (w1 + w2 + w3) w0.
+    let tail = w[1] + w[2] + w[3];
+    check(part_sum, [tail, w[0], w[0], w[0], 0.0], "part_sum");
+}
+
+/// A labelled `break` from inside a `loop` with a value to the block around it, which leaves
+/// the loop without one.
+#[differentiable]
+fn leaves_the_loop(x: f64) -> f64 {
+    let r: f64 = 'b: {
+        let v: f64 = loop {
+            if x > 0.0 {
+                break 'b x * x;
+            }
+            break 3.0 * x;
+        };
+        v + 1.0
+    };
+    r
+}
+
+#[test]
+fn a_labelled_break_past_a_loop_with_a_value() {
+    for x in [-2.0, -0.5, 0.0, 0.5, 2.0] {
+        let expected = if x > 0.0 { 2.0 * x } else { 3.0 };
+        assert_eq!(
+            ad::jvp(leaves_the_loop, (x,), (1.0,)),
+            (leaves_the_loop(x), expected)
+        );
+        assert_eq!(
+            ad::grad(leaves_the_loop, (x,)).0,
+            expected,
+            "reverse at {x}"
+        );
+    }
+}

@@ -2,8 +2,8 @@ use ad::differentiable;
 
 #[differentiable]
 fn f(v: Vec<f64>) -> f64 {
-    let tail: f64 = v[1..].iter().sum();
-    tail * v[0]
+    let tail = v[1..].to_vec();
+    tail[0] * v[0]
 }
 
 fn main() {}

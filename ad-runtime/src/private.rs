@@ -544,6 +544,25 @@ where
     core::iter::empty().product()
 }
 
+/// As [`sum_zero`], for a chain of references to the elements (`a.iter().rev().sum()`): the
+/// sum of no elements, of the elements' type.
+pub fn sum_zero_ref<'a, I, T>(_chain: &I) -> T
+where
+    I: Iterator<Item = &'a T>,
+    T: core::iter::Sum<T> + 'a,
+{
+    core::iter::empty().sum()
+}
+
+/// As [`product_one`], for a chain of references to the elements.
+pub fn product_one_ref<'a, I, T>(_chain: &I) -> T
+where
+    I: Iterator<Item = &'a T>,
+    T: core::iter::Product<T> + 'a,
+{
+    core::iter::empty().product()
+}
+
 /// Which elements a `filter` of an iterator chain keeps, by position among the elements the
 /// loop visits: `keep` of each item of `items` (the chain before the `filter`, run as the
 /// function runs it). With `before`, the mask of an earlier `filter` of the same chain, `items`

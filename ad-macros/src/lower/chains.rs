@@ -88,7 +88,10 @@ impl Lower {
         };
         let (steps, source_expr) = peel_steps(chain);
         let has_map = steps.iter().any(|s| !matches!(s, Step::Filter(_)));
-        if steps.is_empty() && matches!(consumer, Consumer::Sum | Consumer::Product) {
+        // `a.iter().sum()` of a variable is summed as it is (`Inst::Sum`); other chains without
+        // a `map` or `filter` (`a.iter().rev().sum()`, `a.iter().product()`) are loops.
+        if steps.is_empty() && matches!(consumer, Consumer::Sum) && self.summed_var(chain).is_some()
+        {
             return None;
         }
         // The accumulator's start builds the chain (see below): `into_iter` would move its
@@ -166,21 +169,25 @@ impl Lower {
             });
             v
         };
+        // Without a `map`, `copied` or `cloned`, the items are references to the elements.
+        let by_ref = !has_map && !copied;
         let init = match &consumer {
             Consumer::Fold => self.expr(&m.args[0], out),
-            Consumer::Sum => opaque(
-                self,
-                quote!(#krate::__private::sum_zero(&(#chain_tokens))),
-                out,
-            ),
-            Consumer::Product => opaque(
-                self,
-                quote!(#krate::__private::product_one(&(#chain_tokens))),
-                out,
-            ),
+            Consumer::Sum | Consumer::Product => {
+                let start = match (&consumer, by_ref) {
+                    (Consumer::Sum, false) => quote!(sum_zero),
+                    (Consumer::Sum, true) => quote!(sum_zero_ref),
+                    (_, false) => quote!(product_one),
+                    (_, true) => quote!(product_one_ref),
+                };
+                opaque(
+                    self,
+                    quote!(#krate::__private::#start(&(#chain_tokens))),
+                    out,
+                )
+            }
             Consumer::Best { .. } => {
-                // Without a `map`, the items are references to the elements.
-                let star = (!has_map && !copied).then(|| quote!(*));
+                let star = by_ref.then(|| quote!(*));
                 opaque(
                     self,
                     quote!(#star #krate::__private::first_item(#chain_tokens)),

@@ -67,11 +67,14 @@ impl Lower {
     /// need: the hidden variable of its value and its flag, set to 0.
     pub(super) fn leave_loop(&mut self, out: &mut Vec<Inst>) -> LoopFrame {
         let frame = self.loops.pop().expect("a loop is being lowered");
-        match (frame.value_var, frame.flag) {
-            (Some(var), None) => out.push(Inst::Let { var, init: None }),
-            (Some(var), Some(_)) => {
+        let flagged = frame.flag.is_some() || !frame.passes.is_empty();
+        match frame.value_var {
+            Some(var) if !flagged => out.push(Inst::Let { var, init: None }),
+            Some(var) => {
                 // A jump from an inner loop leaves through a test of the flag, after which rustc
-                // cannot see that the value was assigned: it starts as a value of its type.
+                // cannot see that the value was assigned; so does a jump from inside this loop
+                // to one around it, which leaves it without a value. It starts as a value of its
+                // type.
                 let init = self.value(Span::call_site());
                 out.push(Inst::Opaque {
                     out: init,
@@ -85,7 +88,7 @@ impl Lower {
                     init: Some(init),
                 });
             }
-            (None, _) => {}
+            None => {}
         }
         if let Some(flag) = frame.flag {
             let zero = self.value(Span::call_site());
