@@ -246,3 +246,29 @@ fn a_labelled_break_past_a_loop_with_a_value() {
         );
     }
 }
+
+/// `*x` of a loop's element inside a closure bound by `let`.
+#[differentiable]
+fn scaled_by_elements(a: &[f64], y: f64) -> f64 {
+    let mut s = 0.0;
+    for x in a.iter() {
+        let f = |t: f64| t * *x;
+        s += f(y);
+    }
+    s
+}
+
+#[test]
+fn a_dereferenced_element_in_a_closure() {
+    let a = [0.5, -2.0, 3.0];
+    // y (sum a): d/dy = sum a, d/da_j = y.
+    let (y, sum) = (1.5, a.iter().sum::<f64>());
+    let mut a_bar = [0.0; 3];
+    let (_, (_, y_bar)) = ad::vjp_into(scaled_by_elements, (&a[..], y), (&mut a_bar[..], ()), 1.0);
+    assert_eq!((a_bar, y_bar), ([y; 3], sum));
+    let da = [0.0; 3];
+    assert_eq!(
+        ad::jvp(scaled_by_elements, (&a[..], y), (&da[..], 1.0)).1,
+        sum
+    );
+}

@@ -51,8 +51,9 @@ impl Lower {
                 captures.push((name.to_owned(), var));
             }
         });
+        // As written, but for `*x` of an enclosing loop's element, which is a value there.
         out.push(Inst::Verbatim {
-            tokens: local.to_token_stream(),
+            tokens: self.strip_element_derefs(local.to_token_stream(), &params),
             reads: captures.iter().map(|(_, v)| *v).collect(),
             may_write: false,
             item: false,
