@@ -233,6 +233,9 @@ impl Lower {
                 self.errors.push(err(a, format!("#[differentiable] does not pass a reference to an array on to another function yet: `{ident}` is differentiated as the array it refers to; pass the array (`*{ident}`) to a function that takes `[T; N]`")));
             }
         }
+        for a in &c.args {
+            self.check_lent_mutably(a);
+        }
         // A slice parameter may be passed on whole: the callee gets it with its tangent or
         // adjoint buffer. A local `Vec` or array is lent as a slice (`&v`, `&v[..]`).
         let mut lent = Vec::new();
@@ -302,6 +305,53 @@ impl Lower {
         }
     }
 
+    /// `&mut v`, `&mut v[..]` or `&mut v[a..b]` of a local `Vec` or array, or a part of an
+    /// output slice parameter: not passed on yet, an error with what to write instead.
+    fn check_lent_mutably(&mut self, a: &Expr) {
+        let Expr::Reference(r) = a else { return };
+        if r.mutability.is_none() {
+            return;
+        }
+        let (base, range) = match super::closures::strip_parens(&r.expr) {
+            Expr::Index(ix) => match &*ix.index {
+                Expr::Range(rg) => (&*ix.expr, Some(rg)),
+                _ => return,
+            },
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => (&*u.expr, None),
+            other => (other, None),
+        };
+        let Some((var, ident)) = self.local_var(base) else {
+            return;
+        };
+        let data = &self.vars[var.0 as usize];
+        if data.known_inactive
+            || self.array_refs.contains(&var)
+            || data.ty.as_ref().is_some_and(holds_no_derivative)
+        {
+            return;
+        }
+        let whole = range.is_none_or(|rg| rg.start.is_none() && rg.end.is_none());
+        match data.ty.as_ref().map(|t| (slice_of(t), is_float_type(t))) {
+            // A float: `&mut x` is reported where the reference is lowered.
+            Some((_, true)) => {}
+            Some((Some((true, _)), _)) if whole => {
+                self.errors.push(err(
+                    a,
+                    format!(
+                        "#[differentiable] passes an output slice on as it is: write `{ident}`"
+                    ),
+                ));
+            }
+            Some((Some((true, _)), _)) => {
+                self.errors.push(err(a, format!("#[differentiable] does not pass a part of an output slice on to another function yet: pass `{ident}` whole, with the bounds as arguments, and index from them in the callee")));
+            }
+            Some((Some((false, _)), _)) => {}
+            _ => {
+                self.errors.push(err(a, format!("#[differentiable] does not lend a local `Vec` or array to a function that writes it (`&mut {ident}`) yet: have the callee return the values (`let {ident} = f(..);` with a `Vec` or array result), or write them in this function's loop; if `{ident}` holds no derivative (integers), give its `let` a type (`let mut {ident}: Vec<usize> = ..`)")));
+            }
+        }
+    }
+
     /// A slice made at the call: `&v`, `&v[..]` or `&v[a..b]` of a local `Vec` or array, or
     /// `&x[a..b]` (also `&x[..]`, `&x`) of a shared slice parameter; the variable and how it is
     /// lent (with the bounds lowered into `out`).
@@ -363,6 +413,26 @@ impl Lower {
             _ => return None,
         };
         Some((var, ident, how))
+    }
+}
+
+/// A type without a derivative, or a `Vec`, array or slice of one (`Vec<usize>`).
+fn holds_no_derivative(ty: &Type) -> bool {
+    match ty {
+        Type::Array(a) => holds_no_derivative(&a.elem),
+        Type::Slice(s) => holds_no_derivative(&s.elem),
+        Type::Reference(r) => holds_no_derivative(&r.elem),
+        Type::Path(p) if p.qself.is_none() => match p.path.segments.last() {
+            Some(last) if last.ident == "Vec" => match &last.arguments {
+                syn::PathArguments::AngleBracketed(args) => matches!(
+                    args.args.first(),
+                    Some(syn::GenericArgument::Type(t)) if holds_no_derivative(t)
+                ),
+                _ => false,
+            },
+            _ => known_inactive(ty),
+        },
+        _ => known_inactive(ty),
     }
 }
 
