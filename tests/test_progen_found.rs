@@ -38,6 +38,7 @@ fn a_bare_return_in_a_function_of_outputs() {
 
 /// A block with a `let` inside the condition of an `if`.
 #[differentiable]
+#[allow(clippy::let_and_return)] // the block with a `let` is what the test is about
 fn let_in_condition(x: f64) -> f64 {
     if x < {
         let b = 1.0;
@@ -218,6 +219,7 @@ fn chains_of_element_references_without_a_map() {
 /// A labelled `break` from inside a `loop` with a value to the block around it, which leaves
 /// the loop without one.
 #[differentiable]
+#[allow(clippy::never_loop)] // the loop that a labelled break leaves is what the test is about
 fn leaves_the_loop(x: f64) -> f64 {
     let r: f64 = 'b: {
         let v: f64 = loop {
