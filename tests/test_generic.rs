@@ -514,3 +514,56 @@ fn lifetime_parameters_named_by_bounds() {
     );
     assert_eq!(t, 3.0);
 }
+
+/// A function written for `f64` that calls generic ones without naming their type, as a user
+/// calls argmin's test functions from an objective of their own.
+#[differentiable]
+fn objective(p: &[f64], k: f64) -> f64 {
+    rosenbrock(p) + softplus(k) * softplus(-k)
+}
+
+#[test]
+fn a_monomorphic_function_calls_generic_ones_without_a_turbofish() {
+    let _lock = registry_lock();
+    let p = [0.5, -0.25, 1.5];
+    let k = 0.75;
+    let (value, (gp, gk)) = ad::value_and_grad(objective, (&p[..], k));
+    assert_eq!(value, objective(&p, k));
+    let mut all = p.to_vec();
+    all.push(k);
+    let oracle = |v: &[f64]| objective(&v[0..3], v[3]);
+    let grads: Vec<f64> = gp.iter().copied().chain([gk]).collect();
+    for (i, g) in grads.iter().enumerate() {
+        let d = fd(oracle, &all, i);
+        assert!(close64(*g, d), "coordinate {i}: {g} vs {d}");
+    }
+    let (_, t) = ad::jvp(objective, (&p[..], k), (&[0.0; 3][..], 1.0));
+    assert!(close64(t, fd(oracle, &all, 3)));
+    // Its callees are found at the instantiations the calls make: none is missing, while the
+    // missing derivative of `bare::<f64>` called the same way is reported.
+    let problems = ad::rules::check();
+    assert!(
+        problems
+            .iter()
+            .all(|p| !p.to_string().contains("objective")),
+        "{problems:?}"
+    );
+    assert!(
+        problems.iter().any(|p| matches!(
+            p,
+            ad::Error::MissingRule { function, caller, .. }
+                if function.ends_with("::bare<f64>") && caller.ends_with("::calls_bare")
+        )),
+        "{problems:?}"
+    );
+}
+
+/// Generic, with no derivative anywhere.
+fn bare<T: Float>(x: T) -> T {
+    x.sin()
+}
+
+#[differentiable]
+fn calls_bare(x: f64) -> f64 {
+    bare(x) * 2.0
+}

@@ -174,7 +174,9 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
     let name_str = syn::ext::IdentExt::unraw(name).to_string();
     let here = location(krate, name.span());
     // The callees of a generic function are instantiated with it: not listed for now.
-    let callees = if func.sig.generics.type_params().next().is_some() {
+    let callees = if func.sig.generics.type_params().next().is_some()
+        || func.sig.generics.const_params().next().is_some()
+    {
         Vec::new()
     } else {
         callee_list(krate, &fwd.callees)
@@ -202,6 +204,13 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
         &func.sig.generics,
         &[&reverse_loader, &forward_loader],
     );
+    // Inside the module of the function's name (below), the module's path is the function's.
+    let in_module = func.sig.generics.const_params().next().is_some();
+    let rule_name = if in_module {
+        quote!(::core::module_path!())
+    } else {
+        quote!(::core::concat!(::core::module_path!(), "::", #name_str))
+    };
     let entry = |load: &TokenStream, mode: &str| {
         let mode = Ident::new(mode, Span::call_site());
         quote! {
@@ -209,7 +218,7 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
                 load: #load,
                 mode: #krate::__private::Mode::#mode,
                 origin: #krate::__private::Origin::Generated,
-                rule_name: ::core::concat!(::core::module_path!(), "::", #name_str),
+                rule_name: #rule_name,
                 location: #here,
                 callees: &[#(#callees),*],
             }
@@ -223,9 +232,13 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
     let fit_items = (!fwd.callees.is_empty()).then(|| crate::call_site::fit_items(krate));
 
     // A function with function parameters cannot be registered (its instantiations are over
-    // function item types): its derivatives live in a module of its name, where its callers'
-    // derivatives call them with the function items in place (`Partial`).
-    if ir.params.iter().any(|p| p.function) {
+    // function item types), nor can one with const parameters be registered in a static (they
+    // have too many values): their derivatives live in a module of its name. Callers'
+    // derivatives call those of the first kind there with the function items in place
+    // (`Partial`); an instantiation of the second kind registers its own at its first call.
+    let functions = ir.params.iter().any(|p| p.function);
+    let consts: Vec<&Ident> = func.sig.generics.const_params().map(|c| &c.ident).collect();
+    if functions || !consts.is_empty() {
         let vis = &func.vis;
         let public = |item: &TokenStream| -> TokenStream {
             match syn::parse2::<ItemFn>(item.clone()) {
@@ -237,16 +250,37 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
             }
         };
         let (jvp, vjp) = (public(&jvp), public(&vjp));
+        let mut func = func.clone();
+        let registration = (!functions).then(|| {
+            let register = Ident::new("__ad_register", Span::mixed_site());
+            let const_decls: Vec<&syn::ConstParam> = func.sig.generics.const_params().collect();
+            let preamble: syn::Stmt = syn::parse_quote! {
+                if #krate::__private::registering() {
+                    #name::#register::<#(#consts),*>();
+                }
+            };
+            func.block.stmts.insert(0, preamble);
+            quote! {
+                #loader_items
+
+                /// Registers the derivatives of the instantiation of the function's const
+                /// parameters (at each float type for its type parameters).
+                pub fn #register<#(#const_decls),*>() {
+                    #krate::__private::register_instantiation(&[#(#entries),*]);
+                }
+            }
+        });
         return Ok(quote! {
             #func
 
             #[doc(hidden)]
-            #[allow(non_snake_case, unused_imports, clippy::all, clippy::pedantic)]
+            #[allow(non_snake_case, unused_imports, function_casts_as_integer, clippy::all, clippy::pedantic)]
             #vis mod #name {
                 use super::*;
                 #fit_items
                 #jvp
                 #vjp
+                #registration
             }
         });
     }
@@ -276,9 +310,25 @@ fn callee_list(krate: &TokenStream, sites: &[CalleeSite]) -> Vec<TokenStream> {
         .map(|site| {
             let callee = &site.callee;
             let location = location(krate, site.span);
+            let f = Ident::new("__ad_callee", Span::mixed_site());
+            // With the arguments' types all known, the callee is named at the instantiation
+            // they make (a generic callee called without a turbofish); otherwise as it is,
+            // which names a callee that is not generic.
+            let types: Option<Vec<&syn::Type>> =
+                site.arg_types.iter().map(Option::as_ref).collect();
+            let load = match types {
+                Some(types) => {
+                    let (info, _, _) = crate::call_site::info_names();
+                    quote!((&#info::<_, (#(#types,)*)>::of(&#f)).info(#f as usize))
+                }
+                None => quote!(#krate::__private::Function::__info(&#f, #f as usize)),
+            };
             quote! {
                 #krate::__private::Callee {
-                    load: || #krate::__private::Function::__info(&#callee, #callee as usize),
+                    load: || {
+                        let #f = #callee;
+                        #load
+                    },
                     location: #location,
                 }
             }

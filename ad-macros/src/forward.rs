@@ -17,6 +17,11 @@ use syn::ext::IdentExt;
 pub struct CalleeSite {
     pub callee: TokenStream,
     pub span: Span,
+    /// The type of each argument where the macro knows it (a variable with a declared type
+    /// passed as it is): it fixes the generic parameters of a callee called without a
+    /// turbofish (`helper(x)` of `fn helper<T: Float>(x: T)`), in a list made where no value
+    /// is at hand.
+    pub arg_types: Vec<Option<syn::Type>>,
 }
 
 pub struct Forward<'a> {
@@ -25,6 +30,8 @@ pub struct Forward<'a> {
     krate: &'a TokenStream,
     caller: TokenStream,
     pub callees: Vec<CalleeSite>,
+    /// The types of values the macro can tell, for the callee list.
+    types: Types,
     /// Slice parameters passed on whole to calls.
     slices: std::collections::HashMap<u32, (Var, bool)>,
     /// The literals, by value, for calls written again as the user wrote them.
@@ -44,6 +51,7 @@ impl<'a> Forward<'a> {
             krate,
             caller: quote!(::core::concat!(::core::module_path!(), "::", #name)),
             callees: Vec::new(),
+            types: Types::default(),
             slices: crate::lower::slice_reads(func),
             literals: crate::lower::literals(func),
         }
@@ -240,6 +248,7 @@ impl<'a> Forward<'a> {
     }
 
     fn inst(&mut self, inst: &Inst, al: &mut Aliases) -> TokenStream {
+        self.types.inst(self.func, inst);
         let krate = self.krate.clone();
         match inst {
             Inst::Const { out, tokens } => {
@@ -254,6 +263,7 @@ impl<'a> Forward<'a> {
             }
             Inst::Opaque { out, tokens, .. } => self.def(*out, tokens.clone(), None),
             Inst::Read { out, var, ident } => {
+                self.types.read(self.func, *out, *var);
                 let x = ident.clone();
                 let dx = Self::tangent_of(ident);
                 if self.func.values[out.0 as usize].needs_copy {
@@ -447,9 +457,20 @@ impl<'a> Forward<'a> {
                         .map(|k| targs[k].clone())
                         .collect();
                 } else {
+                    let arg_types = args
+                        .iter()
+                        .zip(lent)
+                        .map(|(a, how)| {
+                            (*how == crate::ir::Lent::No)
+                                .then(|| self.types.values.get(&a.0).cloned())
+                                .flatten()
+                                .filter(no_coercion)
+                        })
+                        .collect();
                     self.callees.push(CalleeSite {
                         callee: callee.clone(),
                         span: *span,
+                        arg_types,
                     });
                 }
                 let v = hyg(format!("__v{}", out.0));
@@ -705,5 +726,128 @@ pub(crate) fn is_untyped_number(tokens: &TokenStream) -> bool {
                 .any(|suffix| s.ends_with(suffix))
         }
         _ => false,
+    }
+}
+
+/// The types of values that the macro can tell from the declared types of variables, through
+/// arithmetic, float methods, indexing and casts; for the callee list, where a callee called
+/// without a turbofish is named at the instantiation its arguments make.
+#[derive(Default)]
+struct Types {
+    values: std::collections::HashMap<u32, syn::Type>,
+    /// Variables declared without a type, typed by their initial value.
+    vars: std::collections::HashMap<u32, syn::Type>,
+}
+
+impl Types {
+    fn var_type(&self, func: &Func, var: crate::ir::Var) -> Option<syn::Type> {
+        match &func.vars[var.0 as usize].ty {
+            Some(ty) => Some(crate::generics::elide_lifetimes(ty, &func.generics)),
+            None => self.vars.get(&var.0).cloned(),
+        }
+    }
+
+    fn read(&mut self, func: &Func, out: Value, var: crate::ir::Var) {
+        if let Some(ty) = self.var_type(func, var) {
+            self.values.insert(out.0, ty);
+        }
+    }
+
+    fn float(&self, v: Value) -> Option<syn::Type> {
+        self.values
+            .get(&v.0)
+            .filter(|t| crate::lower::is_float_type(t))
+            .cloned()
+    }
+
+    fn inst(&mut self, func: &Func, inst: &Inst) {
+        let (out, ty) = match inst {
+            Inst::Neg { out, a } => (*out, self.float(*a)),
+            Inst::Arith { out, a, b, .. } => (*out, self.float(*a).or_else(|| self.float(*b))),
+            Inst::Method { out, recv, .. } => (*out, self.float(*recv)),
+            Inst::Cast { out, ty, .. } => (*out, Some(ty.clone())),
+            Inst::Index { out, var, .. } => (
+                *out,
+                self.var_type(func, *var).and_then(|t| element_type(&t)),
+            ),
+            Inst::Let {
+                var,
+                init: Some(init),
+            } => {
+                if func.vars[var.0 as usize].ty.is_none()
+                    && let Some(ty) = self.values.get(&init.0).cloned()
+                {
+                    self.vars.insert(var.0, ty);
+                }
+                return;
+            }
+            _ => return,
+        };
+        if let Some(ty) = ty {
+            self.values.insert(out.0, ty);
+        }
+    }
+}
+
+/// Whether an argument of type `ty` reaches the callee's parameter as that type: no deref or
+/// unsizing coercion can make it another (`&Vec<T>`, `&[T; N]` or `&mut [T]` may become
+/// `&[T]`). Numbers, arrays, shared slices, `Vec`s and tuples of them; any other type is left
+/// to inference (`_`).
+fn no_coercion(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Array(a) => no_coercion(&a.elem),
+        syn::Type::Tuple(t) => t.elems.iter().all(no_coercion),
+        syn::Type::Paren(p) => no_coercion(&p.elem),
+        // `&mut [T]` may become `&[T]`.
+        syn::Type::Reference(r) => {
+            r.mutability.is_none()
+                && matches!(&*r.elem, syn::Type::Slice(s) if no_coercion(&s.elem))
+        }
+        syn::Type::Path(p) if p.qself.is_none() => match p.path.get_ident() {
+            Some(i) => matches!(
+                i.to_string().as_str(),
+                "f32"
+                    | "f64"
+                    | "i8"
+                    | "i16"
+                    | "i32"
+                    | "i64"
+                    | "i128"
+                    | "isize"
+                    | "u8"
+                    | "u16"
+                    | "u32"
+                    | "u64"
+                    | "u128"
+                    | "usize"
+                    | "bool"
+            ),
+            None => element_type(ty).is_some_and(|e| no_coercion(&e)),
+        },
+        _ => false,
+    }
+}
+
+/// The element type of an array, a slice, a reference to one, or a `Vec`.
+fn element_type(ty: &syn::Type) -> Option<syn::Type> {
+    match ty {
+        syn::Type::Array(a) => Some((*a.elem).clone()),
+        syn::Type::Slice(s) => Some((*s.elem).clone()),
+        syn::Type::Reference(r) => element_type(&r.elem),
+        syn::Type::Paren(p) => element_type(&p.elem),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            if last.ident != "Vec" {
+                return None;
+            }
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(a) => match a.args.first()? {
+                    syn::GenericArgument::Type(t) => Some(t.clone()),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }

@@ -182,7 +182,11 @@ pub fn check(sig: &syn::Signature, attribute: &str) -> Vec<syn::Error> {
             )
         })
         .collect();
-    errors.extend(const_params(&sig.generics, attribute));
+    // A differentiable function registers each instantiation at its first call; a rule's
+    // instantiations are named in statics.
+    if attribute != "differentiable" {
+        errors.extend(const_params(&sig.generics, attribute));
+    }
     errors
 }
 
@@ -250,7 +254,7 @@ fn const_params(generics: &syn::Generics, attribute: &str) -> Vec<syn::Error> {
             syn::Error::new_spanned(
                 c,
                 format!(
-                    "#[{attribute}] does not support const generic parameters yet: its derivatives are registered for each instantiation, and a const parameter has too many; write the function for a slice `&[T]` (or a fixed length)"
+                    "#[{attribute}] does not support const generic parameters: a rule is registered for each instantiation, and a const parameter has too many; write the rule for one length (`of = f::<3>`), or for a slice `&[T]`"
                 ),
             )
         })
@@ -275,11 +279,37 @@ pub fn loaders(
     loaders: &[&dyn Fn(&TokenStream) -> TokenStream],
 ) -> (TokenStream, Vec<Vec<TokenStream>>) {
     let types: Vec<&Ident> = generics.type_params().map(|t| &t.ident).collect();
+    // Const parameters stay parameters: the loaders of a function with some are made inside
+    // a function generic over them (see `expand::registered_at_first_call`).
+    let consts: Vec<&Ident> = generics.const_params().map(|c| &c.ident).collect();
+    let const_decls: Vec<&syn::ConstParam> = generics.const_params().collect();
+    // The turbofish of the function at one instantiation: each type parameter as `at` gives
+    // it, each const parameter as itself, in the order declared.
+    let turbofish_at = |at: &dyn Fn(&Ident) -> TokenStream| -> TokenStream {
+        let args: Vec<TokenStream> = generics
+            .params
+            .iter()
+            .filter_map(|p| match p {
+                syn::GenericParam::Type(t) => Some(at(&t.ident)),
+                syn::GenericParam::Const(c) => {
+                    let ident = &c.ident;
+                    Some(quote!(#ident))
+                }
+                syn::GenericParam::Lifetime(_) => None,
+            })
+            .collect();
+        if args.is_empty() {
+            TokenStream::new()
+        } else {
+            quote!(::<#(#args),*>)
+        }
+    };
     if types.is_empty() {
+        let turbofish = turbofish_at(&|t| quote!(#t));
         let loads = loaders
             .iter()
             .map(|body| {
-                let body = body(&TokenStream::new());
+                let body = body(&turbofish);
                 quote!(|| #body)
             })
             .collect();
@@ -292,19 +322,20 @@ pub fn loaders(
         .map(|k| Ident::new(&format!("load_{k}"), Span::mixed_site()))
         .collect();
     let loaded = quote!(#krate::__private::LoadedRule);
-    let turbofish = quote!(::<#(#types),*>);
+    let turbofish = turbofish_at(&|t| quote!(#t));
     let bodies = loaders.iter().map(|body| body(&turbofish));
+    let generics = without_lifetimes(generics);
     let (impl_generics, _, _) = generics.split_for_impl();
-    let where_clause = where_with_real(generics, krate);
+    let where_clause = where_with_real(&generics, krate);
     let items = quote! {
-        struct #at<T>(::core::marker::PhantomData<fn() -> T>);
+        struct #at<T, #(#const_decls),*>(::core::marker::PhantomData<fn() -> T>);
 
         trait #exact {
             #(fn #methods(&self) -> #loaded;)*
         }
 
         #[allow(clippy::extra_unused_type_parameters)]
-        impl #impl_generics #exact for #at<(#(#types,)*)> #where_clause {
+        impl #impl_generics #exact for #at<(#(#types,)*), #(#consts),*> #where_clause {
             #(
                 fn #methods(&self) -> #loaded {
                     #bodies
@@ -320,7 +351,7 @@ pub fn loaders(
             )*
         }
 
-        impl<T> #none for &#at<T> {}
+        impl<T, #(#const_decls),*> #none for &#at<T, #(#consts),*> {}
     };
     let instantiations = FLOATS
         .iter()
@@ -329,7 +360,7 @@ pub fn loaders(
             let tuple: Vec<&Ident> = types.iter().map(|_| &float).collect();
             methods
                 .iter()
-                .map(|m| quote!(|| (&#at::<(#(#tuple,)*)>(::core::marker::PhantomData)).#m()))
+                .map(|m| quote!(|| (&#at::<(#(#tuple,)*), #(#consts),*>(::core::marker::PhantomData)).#m()))
                 .collect()
         })
         .collect();

@@ -42,8 +42,9 @@ where
     }
     with_cached::<F, A, _, _>(
         Mode::Forward,
-        || registry::resolve_forward(f, "ad::jvp", location),
-        |rule| registry::call_forward(rule, f, args, tangents),
+        args,
+        |args| registry::resolve_forward_at(f, args, "ad::jvp", location),
+        |rule, args| registry::call_forward(rule, f, args, tangents),
     )
 }
 
@@ -224,8 +225,9 @@ impl Drop for Running {
 #[inline(always)]
 fn with_cached<F, A, T, R>(
     mode: Mode,
-    resolve: impl FnOnce() -> Result<(Validity, T), Error>,
-    body: impl FnOnce(&T) -> R,
+    args: A,
+    resolve: impl FnOnce(&A) -> Result<(Validity, T), Error>,
+    body: impl FnOnce(&T, A) -> R,
 ) -> R
 where
     F: Function<A>,
@@ -235,8 +237,8 @@ where
     registry::refresh();
     let key = TypeId::of::<F>();
     if key == TypeId::of::<F::Ptr>() {
-        return match resolve() {
-            Ok((_, rule)) => body(&rule),
+        return match resolve(&args) {
+            Ok((_, rule)) => body(&rule, args),
             Err(error) => fail(&error),
         };
     }
@@ -252,10 +254,14 @@ where
     let (typed, running) = match hit {
         Some(hit) => hit,
         // The entry just made is the first, of type `T`.
-        None => match insert::<F, A, T, _>(mode, resolve, |entries| {
-            let typed = entries.list[0].typed;
-            enter(entries, typed)
-        }) {
+        None => match insert::<F, A, T, _>(
+            mode,
+            || resolve(&args),
+            |entries| {
+                let typed = entries.list[0].typed;
+                enter(entries, typed)
+            },
+        ) {
             Ok(entered) => entered,
             Err(error) => fail(&error),
         },
@@ -266,7 +272,7 @@ where
     // while it is there, that `Arc` stays in `list` or, once taken out, in `retired` (see
     // `Entries::retire` and `Running::drop`). `body` cannot keep the reference, whose lifetime
     // ends with the call, and entries are thread-local, so no other thread frees it.
-    let result = body(unsafe { &*typed });
+    let result = body(unsafe { &*typed }, args);
     drop(running);
     result
 }
@@ -361,8 +367,8 @@ where
 {
     let location = Location::caller();
     check_tangents::<F, A>(&args, &tangents, "ad::try_jvp", location)?;
+    let (_, rule) = registry::resolve_forward_at(f, &args, "ad::try_jvp", location)?;
     registry::check_function(f, Mode::Forward, "ad::try_jvp", location)?;
-    let (_, rule) = registry::resolve_forward(f, "ad::try_jvp", location)?;
     Ok(registry::call_forward(&rule, f, args, tangents))
 }
 
@@ -487,22 +493,28 @@ where
 #[inline(always)]
 fn with_reverse_or_panic<F: Function<A>, A, R>(
     f: F,
+    args: A,
     entry: &str,
-    body: impl FnOnce(&ReverseImpl<F::Sig>) -> R,
+    body: impl FnOnce(&ReverseImpl<F::Sig>, A) -> R,
 ) -> R {
     let location = Location::caller();
     with_cached::<F, A, _, _>(
         Mode::Reverse,
-        || registry::resolve_reverse(f, entry, location),
+        args,
+        |args| registry::resolve_reverse_at(f, args, entry, location),
         body,
     )
 }
 
 #[track_caller]
-fn resolve_reverse_or_panic<F: Function<A>, A>(f: F, entry: &str) -> Arc<ReverseImpl<F::Sig>> {
+fn resolve_reverse_or_panic<F: Function<A>, A>(
+    f: F,
+    args: &A,
+    entry: &str,
+) -> Arc<ReverseImpl<F::Sig>> {
     let location = Location::caller();
     match cached::<F, A, _>(Mode::Reverse, || {
-        registry::resolve_reverse(f, entry, location)
+        registry::resolve_reverse_at(f, args, entry, location)
     }) {
         Ok(rule) => rule,
         Err(error) => fail(&error),
@@ -537,7 +549,9 @@ where
     F: Function<A>,
     Tan<F::Output>: Seed,
 {
-    with_reverse_or_panic(f, "ad::value_and_grad", |rule| gradient_with(f, args, rule))
+    with_reverse_or_panic(f, args, "ad::value_and_grad", |rule, args| {
+        gradient_with(f, args, rule)
+    })
 }
 
 /// Both sweeps seeded with 1, with buffers allocated for the slices' adjoints.
@@ -588,7 +602,7 @@ where
     F: Function<A>,
     A: Clone,
 {
-    let rule = resolve_reverse_or_panic(f, "ad::vjp");
+    let rule = resolve_reverse_or_panic(f, &args, "ad::vjp");
     pullback_with(f, args, rule, "ad::vjp", Location::caller())
 }
 
@@ -674,7 +688,7 @@ pub fn vjp_into<F, A>(
 where
     F: Function<A>,
 {
-    with_reverse_or_panic(f, "ad::vjp_into", |rule| {
+    with_reverse_or_panic(f, args, "ad::vjp_into", |rule, args| {
         let mut stores = F::stores_from(&bars);
         let (value, gradient) =
             with_tape(|tape| joint_sweeps(f, args, &mut stores, adjoint, tape, rule));
@@ -702,8 +716,8 @@ where
     Tan<F::Output>: Seed,
 {
     let location = Location::caller();
+    let (_, rule) = registry::resolve_reverse_at(f, &args, "ad::try_value_and_grad", location)?;
     registry::check_function(f, Mode::Reverse, "ad::try_value_and_grad", location)?;
-    let (_, rule) = registry::resolve_reverse(f, "ad::try_value_and_grad", location)?;
     Ok(gradient_with(f, args, &rule))
 }
 
@@ -728,8 +742,8 @@ where
     A: Clone,
 {
     let location = Location::caller();
+    let (_, rule) = registry::resolve_reverse_at(f, &args, "ad::try_vjp", location)?;
     registry::check_function(f, Mode::Reverse, "ad::try_vjp", location)?;
-    let (_, rule) = registry::resolve_reverse(f, "ad::try_vjp", location)?;
     Ok(pullback_with(
         f,
         args,

@@ -239,7 +239,7 @@ where
     if let Some(cached) = site.find::<F, ForwardImpl<F::Sig>>(address) {
         return registry::call_forward(&cached.value, f, args, tangents);
     }
-    match registry::resolve_forward(f, site.caller, site.location) {
+    match registry::resolve_forward_at(f, &args, site.caller, site.location) {
         Ok((valid, rule)) => registry::call_forward(
             &site.set::<F, _>(valid, rule, address).value,
             f,
@@ -372,7 +372,7 @@ where
 {
     let cached = match site.get::<F, Indexed<ReverseImpl<F::Sig>>>(address_of(&f)) {
         Some(cached) => cached,
-        None => resolve_reverse(site, f),
+        None => resolve_reverse(site, f, &args),
     };
     let value = match &cached.value.rule {
         ReverseImpl::Generated(r) => {
@@ -391,6 +391,7 @@ where
 fn resolve_reverse<F, A>(
     site: &'static CallSite,
     f: F,
+    args: &A,
 ) -> &'static Cached<Indexed<ReverseImpl<F::Sig>>>
 where
     F: Function<A>,
@@ -399,7 +400,7 @@ where
     if let Some(cached) = site.find::<F, Indexed<ReverseImpl<F::Sig>>>(address) {
         return cached;
     }
-    match registry::resolve_reverse(f, site.caller, site.location) {
+    match registry::resolve_reverse_at(f, args, site.caller, site.location) {
         Ok((valid, rule)) => {
             let cached = RESOLUTIONS.push::<F, _>(valid, rule, address);
             site.publish(cached);

@@ -35,6 +35,7 @@ pub mod __private {
     pub use crate::registry::RULES;
     pub use crate::registry::{
         Callee, FnInfo, LoadedRule, Location, Mode, Origin, RuleEntry, RuleGroup, absent,
+        register_instantiation, registering,
     };
     #[cfg(feature = "inventory")]
     pub use inventory;

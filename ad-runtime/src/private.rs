@@ -6,6 +6,18 @@
 
 use core::any::Any;
 
+/// The identity of `F` as a function of the arguments `A`, for the callee list of a generated
+/// derivative.
+pub fn callee_info<F: crate::Function<A>, A>(address: usize) -> crate::registry::FnInfo {
+    crate::registry::FnInfo {
+        key: core::any::TypeId::of::<F>(),
+        ptr_type: core::any::TypeId::of::<F::Ptr>(),
+        name: core::any::type_name::<F>(),
+        address,
+        buffers: F::BUFFERS,
+    }
+}
+
 /// Erases a loaded rule for the registry.
 pub fn boxed<T: Any + Send + Sync>(rule: T) -> Box<dyn Any + Send + Sync> {
     Box::new(rule)

@@ -155,6 +155,9 @@ where
     fn clone_args((): &()) -> Option<()> {
         Some(())
     }
+    fn scratch_args((): &()) -> Option<()> {
+        Some(())
+    }
     fn clone_output(value: &Ret) -> Ret {
         value.clone()
     }
@@ -375,6 +378,10 @@ macro_rules! function_impls {
 
             fn clone_args(($($a,)+): &($($A,)+)) -> Option<($($A,)+)> {
                 Some(($($a.try_clone()?,)+))
+            }
+
+            fn scratch_args(($($a,)+): &($($A,)+)) -> Option<($($A,)+)> {
+                Some(($($a.scratch()?,)+))
             }
 
             fn clone_output(value: &Ret) -> Ret {

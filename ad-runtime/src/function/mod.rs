@@ -256,6 +256,10 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
     /// if one is a `&mut [E]`.
     fn clone_args(args: &Args) -> Option<Args>;
 
+    /// Copies of the arguments to call the function on once, so that it registers its
+    /// instantiation (`registry/late.rs`); `None` if one cannot be copied.
+    fn scratch_args(args: &Args) -> Option<Args>;
+
     /// A copy of the result.
     fn clone_output(value: &Self::Output) -> Self::Output;
 

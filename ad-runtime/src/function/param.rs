@@ -55,6 +55,12 @@ pub trait Param: Sized {
     fn check_shadow(&self, shadow: &Self::Shadow) -> Result<(), ShapeMismatch>;
     /// A copy, if the argument can be copied (not a `&mut [E]`).
     fn try_clone(&self) -> Option<Self>;
+    /// A copy to call the function on once, so that it registers its instantiation
+    /// (`registry/late.rs`): as [`try_clone`](Param::try_clone), and for a `&mut [E]` a copy
+    /// of its elements that lives as long as the program (made once per instantiation).
+    fn scratch(&self) -> Option<Self> {
+        self.try_clone()
+    }
     /// Scalar coordinates of the tangent, for converting rules between modes (none for a slice).
     fn shadow_dim(&self) -> usize;
     /// The unit tangent along coordinate `i`.
@@ -296,7 +302,7 @@ impl<'x, E: Differentiable + 'static> Param for &'x [E] {
     slice_param_shared!(&'x [Tan<E>]);
 }
 
-impl<'x, E: Differentiable + 'static> Param for &'x mut [E] {
+impl<'x, E: Differentiable + Clone + 'static> Param for &'x mut [E] {
     type Marker = SliceMut<E>;
     type Shadow = &'x mut [Tan<E>];
     type Bar = &'x mut [Tan<E>];
@@ -332,6 +338,9 @@ impl<'x, E: Differentiable + 'static> Param for &'x mut [E] {
     }
     fn try_clone(&self) -> Option<Self> {
         None
+    }
+    fn scratch(&self) -> Option<Self> {
+        Some(Box::leak(self.to_vec().into_boxed_slice()))
     }
     slice_param_shared!(&'x mut [Tan<E>]);
 }

@@ -137,6 +137,10 @@ pub(crate) fn check_all() -> Vec<Error> {
     for loaded in all_static().filter(|l| l.entry.origin == Origin::Generated) {
         let mode = loaded.entry.mode;
         for callee in loaded.entry.callees {
+            // A call whose arguments do not fit its callee: the crate did not compile.
+            if (callee.load)().key == core::any::TypeId::of::<super::statics::Absent>() {
+                continue;
+            }
             let result = callee_key(callee).and_then(|(key, info)| {
                 let name = || info.name.to_owned();
                 let resolution = resolve(

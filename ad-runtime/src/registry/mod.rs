@@ -9,14 +9,16 @@
 
 mod check;
 mod convert;
+mod late;
 mod resolve;
 mod runtime;
 mod statics;
 
 pub(crate) use check::{check_all, check_function};
 pub(crate) use convert::reverse_from_forward;
+pub use late::{register_instantiation, registering};
 pub(crate) use resolve::{
-    ForwardImpl, ReverseImpl, call_forward, key_of, resolve_forward, resolve_reverse,
+    ForwardImpl, ReverseImpl, call_forward, key_of, resolve_forward_at, resolve_reverse_at,
 };
 pub(crate) use runtime::{RUNTIME, RuntimeRule, Validity, generation, runtime_rules};
 #[cfg(not(feature = "inventory"))]

@@ -98,6 +98,10 @@ pub(crate) fn resolve<'a>(
     {
         return Ok(Resolution::Static(generated));
     }
+    // Or one that a first call registered.
+    if let Some(generated) = super::late::generated(key, mode) {
+        return Ok(Resolution::Static(generated));
+    }
     Err(Error::MissingRule {
         function: name(),
         mode,
@@ -200,6 +204,38 @@ pub(crate) fn resolve_forward<F: Function<A>, A>(
     let resolution = resolve(&runtime, key, Mode::Forward, &name, caller, location)?;
     check_convertible::<F, A>(&resolution, Mode::Forward, caller, location)?;
     Ok((Validity { epoch, seen }, forward_rule::<F, A>(&resolution)))
+}
+
+/// As [`resolve_forward`], and if no rule is found, once per function: `f` called on copies of
+/// `args` so that it registers its instantiation (`late.rs`), then resolved again.
+pub(crate) fn resolve_forward_at<F: Function<A>, A>(
+    f: F,
+    args: &A,
+    caller: &str,
+    location: Location,
+) -> Result<(Validity, ForwardImpl<F::Sig>), Error> {
+    match resolve_forward(f, caller, location) {
+        Err(Error::MissingRule { .. }) if super::late::register_by_call(f, args) => {
+            resolve_forward(f, caller, location)
+        }
+        resolved => resolved,
+    }
+}
+
+/// As [`resolve_reverse`], with a first call that registers the instantiation as
+/// [`resolve_forward_at`].
+pub(crate) fn resolve_reverse_at<F: Function<A>, A>(
+    f: F,
+    args: &A,
+    caller: &str,
+    location: Location,
+) -> Result<(Validity, ReverseImpl<F::Sig>), Error> {
+    match resolve_reverse(f, caller, location) {
+        Err(Error::MissingRule { .. }) if super::late::register_by_call(f, args) => {
+            resolve_reverse(f, caller, location)
+        }
+        resolved => resolved,
+    }
 }
 
 /// A resolved reverse rule of a function of signature `S`.

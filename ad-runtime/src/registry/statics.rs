@@ -39,7 +39,7 @@ pub struct RuleEntry {
 pub type LoadedRule = (FnInfo, Box<dyn Any + Send + Sync>);
 
 /// The function key of [`absent`].
-struct Absent;
+pub(super) struct Absent;
 
 /// What the loader of an instantiation that does not exist loads: nothing is registered.
 #[doc(hidden)]
@@ -254,9 +254,14 @@ fn rebuild() -> &'static StaticIndex {
     index
 }
 
-/// Every static rule, loaded.
+/// Every static rule, loaded, and every derivative a first call registered (`late.rs`).
 pub(crate) fn all_static() -> impl Iterator<Item = &'static Loaded> {
-    static_index().by_key.values().flatten().copied()
+    static_index()
+        .by_key
+        .values()
+        .flatten()
+        .copied()
+        .chain(super::late::all())
 }
 
 pub(crate) fn static_rules(key: Key) -> &'static [&'static Loaded] {
@@ -282,7 +287,8 @@ pub(super) fn key_of_address(
         .map_or(&[][..], Vec::as_slice)
         .iter()
         .copied()
-        .filter(|l| l.function.ptr_type == ptr_type)
+        .chain(super::late::all())
+        .filter(|l| l.function.address == address && l.function.ptr_type == ptr_type)
         .collect();
     items.sort_by_key(|l| l.function.name);
     items.dedup_by_key(|l| l.function.key);
