@@ -17,15 +17,6 @@ fn fit_names() -> (Ident, Ident, Ident) {
     )
 }
 
-/// The names of the items that name a callee for the callee list (see [`fit_items`]).
-pub fn info_names() -> (Ident, Ident, Ident) {
-    (
-        Ident::new("__AdInfo", Span::mixed_site()),
-        Ident::new("__AdInfoExact", Span::mixed_site()),
-        Ident::new("__AdInfoOther", Span::mixed_site()),
-    )
-}
-
 /// The items behind [`call_site`]'s fitting, emitted once beside the derivatives of a function
 /// that calls others.
 ///
@@ -39,40 +30,7 @@ pub fn info_names() -> (Ident, Ident, Ident) {
 /// since the user's function, and with it the crate, does not compile.
 pub fn fit_items(krate: &TokenStream) -> TokenStream {
     let (fit, exact, other) = fit_names();
-    let (info, info_exact, info_other) = info_names();
     quote! {
-        // The callee list's identity of a callee, at the instantiation the call's arguments
-        // make (`A`, with `_` where the macro does not know an argument's type); a call that
-        // does not fit falls back, as `fit` does, to an identity the check skips.
-        struct #info<F, A>(::core::marker::PhantomData<fn() -> (F, A)>);
-
-        impl<F, A> #info<F, A> {
-            #[inline]
-            fn of(_: &F) -> Self {
-                #info(::core::marker::PhantomData)
-            }
-        }
-
-        trait #info_exact {
-            fn info(&self, address: usize) -> #krate::__private::FnInfo;
-        }
-
-        impl<F: #krate::__private::Function<A>, A> #info_exact for #info<F, A> {
-            fn info(&self, address: usize) -> #krate::__private::FnInfo {
-                #krate::__private::callee_info::<F, A>(address)
-            }
-        }
-
-        trait #info_other {
-            fn info(&self, address: usize) -> #krate::__private::FnInfo;
-        }
-
-        impl<F, A> #info_other for &#info<F, A> {
-            fn info(&self, _: usize) -> #krate::__private::FnInfo {
-                #krate::__private::absent().0
-            }
-        }
-
         struct #fit<F, A>(::core::marker::PhantomData<fn() -> (F, A)>);
 
         impl<F, A> #fit<F, A> {

@@ -317,18 +317,16 @@ fn callee_list(krate: &TokenStream, sites: &[CalleeSite]) -> Vec<TokenStream> {
             let types: Option<Vec<&syn::Type>> =
                 site.arg_types.iter().map(Option::as_ref).collect();
             let load = match types {
-                Some(types) => {
-                    let (info, _, _) = crate::call_site::info_names();
-                    quote!((&#info::<_, (#(#types,)*)>::of(&#f)).info(#f as usize))
-                }
-                None => quote!(#krate::__private::Function::__info(&#f, #f as usize)),
+                Some(types) => quote!({
+                    use #krate::__private::{CalleeExact as _, CalleeOther as _};
+                    let #f = #callee;
+                    (&#krate::__private::CalleeOf::<_, (#(#types,)*)>::of(&#f)).info(#f as usize)
+                }),
+                None => quote!(#krate::__private::Function::__info(&#callee, #callee as usize)),
             };
             quote! {
                 #krate::__private::Callee {
-                    load: || {
-                        let #f = #callee;
-                        #load
-                    },
+                    load: || #load,
                     location: #location,
                 }
             }

@@ -6,15 +6,45 @@
 
 use core::any::Any;
 
-/// The identity of `F` as a function of the arguments `A`, for the callee list of a generated
-/// derivative.
-pub fn callee_info<F: crate::Function<A>, A>(address: usize) -> crate::registry::FnInfo {
-    crate::registry::FnInfo {
-        key: core::any::TypeId::of::<F>(),
-        ptr_type: core::any::TypeId::of::<F::Ptr>(),
-        name: core::any::type_name::<F>(),
-        address,
-        buffers: F::BUFFERS,
+/// The identity of a callee in the callee list of a generated derivative, at the instantiation
+/// that the arguments `A` make (the macro writes `A` from the arguments' declared types, so that
+/// a generic callee called without a turbofish is named). A call whose arguments do not fit
+/// its callee falls back, by autoref, to [`CalleeOther`]: an identity the check skips, and no
+/// second error for the call the user wrote wrong (rustc reports it in the user's function).
+pub struct CalleeOf<F, A>(core::marker::PhantomData<fn() -> (F, A)>);
+
+impl<F, A> CalleeOf<F, A> {
+    #[inline]
+    pub fn of(_: &F) -> Self {
+        CalleeOf(core::marker::PhantomData)
+    }
+}
+
+/// [`CalleeOf`] where `F` is a function of `A`.
+pub trait CalleeExact {
+    fn info(&self, address: usize) -> crate::registry::FnInfo;
+}
+
+impl<F: crate::Function<A>, A> CalleeExact for CalleeOf<F, A> {
+    fn info(&self, address: usize) -> crate::registry::FnInfo {
+        crate::registry::FnInfo {
+            key: core::any::TypeId::of::<F>(),
+            ptr_type: core::any::TypeId::of::<F::Ptr>(),
+            name: core::any::type_name::<F>(),
+            address,
+            buffers: F::BUFFERS,
+        }
+    }
+}
+
+/// [`CalleeOf`] where the arguments do not fit `F`.
+pub trait CalleeOther {
+    fn info(&self, address: usize) -> crate::registry::FnInfo;
+}
+
+impl<F, A> CalleeOther for &CalleeOf<F, A> {
+    fn info(&self, _: usize) -> crate::registry::FnInfo {
+        crate::registry::absent().0
     }
 }
 

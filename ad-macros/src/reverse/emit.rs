@@ -207,10 +207,17 @@ impl Reverse<'_> {
         } else {
             TokenStream::new()
         };
+        // With early returns, each exit seeds from the adjoint, and only one runs: `take` tells
+        // the compiler so for an adjoint that moves (a `Vec`).
+        let (adjoint_mut, adjoint_taken) = if self.has_returns() {
+            (quote!(mut), quote!(#adjoint.take()))
+        } else {
+            (TokenStream::new(), quote!(#adjoint))
+        };
         let seed = func.body.result.and_then(|r| self.slot(r)).map(|b| {
             let seed = hyg("__seed");
             self.guard(quote! {
-                if let ::core::option::Option::Some(#seed) = #adjoint.take() {
+                if let ::core::option::Option::Some(#seed) = #adjoint_taken {
                     #krate::__private::acc(&mut #b, #seed);
                 }
             })
@@ -225,7 +232,7 @@ impl Reverse<'_> {
             fn #name #generics(
                 #(#params,)*
                 #tape: &mut #krate::__private::Tape,
-                mut #adjoint: ::core::option::Option<<#ret as #krate::__private::Differentiable>::Tangent>,
+                #adjoint_mut #adjoint: ::core::option::Option<<#ret as #krate::__private::Differentiable>::Tangent>,
                 #joint: bool,
                 #joint_out: &mut ::core::option::Option<#ret>,
             ) -> #krate::__private::#shape<#ret, (#(#tangent_types,)*)> #where_clause {
