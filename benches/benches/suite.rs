@@ -616,7 +616,7 @@ fn main() {
 /// and GMM d = 10 K = 25, both modes, interleaved in one process.
 fn generic(runs: usize, config: &Config) {
     use ad_benches::problems::generic::{
-        argmin_rosenbrock, argmin_rosenbrock_loop, gmm_objective_t, rosenbrock_t,
+        argmin_rosenbrock, argmin_rosenbrock_loop, gmm_objective_t, rosenbrock_t, short_4, short_n,
     };
     use ad_benches::problems::gmm::{Gmm, gmm_objective};
     use ad_benches::problems::rosenbrock::rosenbrock;
@@ -676,6 +676,13 @@ fn generic(runs: usize, config: &Config) {
     assert!(
         m == t && gm.0 == gt.0 && gm.2 == gt.2,
         "generic: GMM gradients differ"
+    );
+
+    let a4 = [0.3, -1.2, 0.7, 2.1];
+    let d4 = [1.0, 0.5, -0.25, 0.125];
+    assert!(
+        ad::value_and_grad(short_4, (a4,)) == ad::value_and_grad(short_n::<4>, (a4,)),
+        "generic: the const-length function differs"
     );
 
     let mut cases = vec![
@@ -755,6 +762,24 @@ fn generic(runs: usize, config: &Config) {
                 (&dx[..],),
             ));
         }),
+        Case::new("short primal, [f64; 4]", || {
+            black_box(short_4(black_box(a4)));
+        }),
+        Case::new("short primal, const N = 4", || {
+            black_box(short_n::<4>(black_box(a4)));
+        }),
+        Case::new("short grad, [f64; 4]", || {
+            black_box(ad::value_and_grad(short_4, (black_box(a4),)));
+        }),
+        Case::new("short grad, const N = 4", || {
+            black_box(ad::value_and_grad(short_n::<4>, (black_box(a4),)));
+        }),
+        Case::new("short jvp, [f64; 4]", || {
+            black_box(ad::jvp(short_4, (black_box(a4),), (d4,)));
+        }),
+        Case::new("short jvp, const N = 4", || {
+            black_box(ad::jvp(short_n::<4>, (black_box(a4),), (d4,)));
+        }),
     ];
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
     for _ in 0..runs {
@@ -786,6 +811,18 @@ fn generic(runs: usize, config: &Config) {
         ),
         (
             "Rosenbrock n = 1000, argmin's source against its math as an indexed loop",
+            "JVP",
+        ),
+        (
+            "x_i sin(x_i) over [f64; 4], against `const N: usize` at 4",
+            "primal",
+        ),
+        (
+            "x_i sin(x_i) over [f64; 4], against `const N: usize` at 4",
+            "gradient",
+        ),
+        (
+            "x_i sin(x_i) over [f64; 4], against `const N: usize` at 4",
             "JVP",
         ),
     ];

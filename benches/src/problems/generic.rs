@@ -163,3 +163,24 @@ where
     }
     s
 }
+
+/// A short function of an array, for a const length: its primal starts with the test of the
+/// flag by which an instantiation registers its derivatives at its first call.
+#[ad::differentiable]
+pub fn short_n<const N: usize>(x: [f64; N]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..N {
+        s += x[i] * x[i].sin();
+    }
+    s
+}
+
+/// The same for the length 4, registered at link time.
+#[ad::differentiable]
+pub fn short_4(x: [f64; 4]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..4 {
+        s += x[i] * x[i].sin();
+    }
+    s
+}
