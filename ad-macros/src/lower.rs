@@ -58,6 +58,8 @@ pub struct Lower {
     type_params: Vec<String>,
     /// The parameters that are references to arrays (`&[T; N]`).
     array_refs: Vec<Var>,
+    /// `&mut [T; N]` parameters, differentiated as `&mut [T]`.
+    out_arrays: Vec<Var>,
     /// The parameters that are functions (`f: F` with `F: Fn(..)`): called through the registry.
     function_vars: Vec<Var>,
     /// The path of the `ad` crate, for the helpers that lowered code calls.
@@ -95,6 +97,7 @@ impl Lower {
             item_names: Vec::new(),
             type_params: Vec::new(),
             array_refs: Vec::new(),
+            out_arrays: Vec::new(),
             function_vars: Vec::new(),
             krate,
             closures: HashMap::new(),
@@ -178,7 +181,7 @@ impl Lower {
         let writes_output = sig
             .inputs
             .iter()
-            .any(|arg| matches!(arg, FnArg::Typed(pt) if slice_of(&pt.ty).is_some_and(|(m, _)| m)));
+            .any(|arg| matches!(arg, FnArg::Typed(pt) if slice_of(&pt.ty).is_some_and(|(m, _)| m) || mut_array_ref_as_slice(&pt.ty).is_some()));
         let ret = match &sig.output {
             // A function that writes its results into `&mut [T]` outputs may return nothing.
             ReturnType::Default if writes_output => {
@@ -207,7 +210,14 @@ impl Lower {
                     // `&[T]`. A reference to an array is differentiated as the array.
                     let by_ref = array_ref_of(&pt.ty);
                     let held = const_of(&pt.ty);
-                    let ty = named[i].as_ref().or(by_ref).or(held).unwrap_or(&pt.ty);
+                    // `&mut [T; N]`: an output, differentiated as the `&mut [T]` it derefs to.
+                    let out_array = mut_array_ref_as_slice(&pt.ty);
+                    let ty = named[i]
+                        .as_ref()
+                        .or(by_ref)
+                        .or(held)
+                        .or(out_array.as_ref())
+                        .unwrap_or(&pt.ty);
                     let slice = slice_of(ty).filter(|(_, e)| supported_value_type(e));
                     let function = crate::generics::is_function_type(ty, &functions);
                     if function {
@@ -215,7 +225,7 @@ impl Lower {
                     } else if held.is_some() && slice.is_some_and(|(m, _)| m) {
                         self.errors.push(err(&pt.ty, "a slice the function writes cannot be held constant: take it as `&mut [T]`, whose derivative is taken, or take the data as `Const<&[T]>` and write a slice of your own"));
                     } else if slice.is_none() && !supported_value_type(ty) {
-                        self.errors.push(err(&pt.ty, "#[differentiable] supports parameters that are floats, integers, bools, arrays `[T; N]`, `Vec<T>`, tuples of these, `&[T]`, `&mut [T]`, and `ad::Const<T>` of a `&[T]` or of a value; pass the values in one of those"));
+                        self.errors.push(err(&pt.ty, "#[differentiable] supports parameters that are floats, integers, bools, arrays `[T; N]`, `Vec<T>`, tuples of these, `&[T]`, `&mut [T]`, `&[T; N]`, `&mut [T; N]`, and `ad::Const<T>` of a `&[T]` or of a value; pass the values in one of those"));
                     }
                     let (ident, mutable) = match &*pt.pat {
                         Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => (p.ident.clone(), p.mutability.is_some()),
@@ -226,7 +236,11 @@ impl Lower {
                         }
                     };
                     let declared = crate::generics::elide_lifetimes(
-                        named[i].as_ref().or(by_ref).unwrap_or(&pt.ty),
+                        named[i]
+                            .as_ref()
+                            .or(by_ref)
+                            .or(out_array.as_ref())
+                            .unwrap_or(&pt.ty),
                         &sig.generics,
                     );
                     let var = self.new_var(ident, Some(declared.clone()), mutable);
@@ -234,6 +248,9 @@ impl Lower {
                     if function {
                         self.vars[var.0 as usize].known_inactive = true;
                         self.function_vars.push(var);
+                    }
+                    if out_array.is_some() {
+                        self.out_arrays.push(var);
                     }
                     if by_ref.is_some() {
                         // `*p` reads the array.

@@ -235,6 +235,13 @@ impl Lower {
         }
         for a in &c.args {
             self.check_lent_mutably(a);
+            // Its derivatives take it as the slice `&mut [T]`, which a callee that takes
+            // `&mut [T; N]` would not accept.
+            if let Some((var, ident)) = self.local_var(a)
+                && self.out_arrays.contains(&var)
+            {
+                self.errors.push(err(a, format!("#[differentiable] does not pass a `&mut [T; N]` parameter on to another function yet: `{ident}` is differentiated as the slice `&mut [T]`; take `{ident}: &mut [T]` here, and a `&mut [T]` in the callee")));
+            }
         }
         // A slice parameter may be passed on whole: the callee gets it with its tangent or
         // adjoint buffer. A local `Vec` or array is lent as a slice (`&v`, `&v[..]`).

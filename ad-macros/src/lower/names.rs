@@ -82,6 +82,23 @@ pub fn array_ref_of(ty: &Type) -> Option<&Type> {
     }
 }
 
+/// For `&mut [E; N]`, the slice type `&mut [E]` it is differentiated as: an output written
+/// in place, like a `&mut [E]` of length `N`.
+pub fn mut_array_ref_as_slice(ty: &Type) -> Option<Type> {
+    match ty {
+        Type::Reference(r) if r.mutability.is_some() => match &*r.elem {
+            Type::Array(a) => {
+                let elem = &a.elem;
+                Some(syn::parse_quote!(&mut [#elem]))
+            }
+            _ => None,
+        },
+        Type::Paren(p) => mut_array_ref_as_slice(&p.elem),
+        Type::Group(g) => mut_array_ref_as_slice(&g.elem),
+        _ => None,
+    }
+}
+
 /// For a slice type `&[E]` or `&mut [E]`: whether it is `&mut`, and `E`.
 pub fn slice_of(ty: &Type) -> Option<(bool, &Type)> {
     match ty {

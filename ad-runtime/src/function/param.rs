@@ -345,6 +345,51 @@ impl<'x, E: Differentiable + Clone + 'static> Param for &'x mut [E] {
     slice_param_shared!(&'x mut [Tan<E>]);
 }
 
+/// `&mut [E; N]`: an output written in place, differentiated as the `&mut [E]` it derefs to
+/// (the rules take the slice); its tangent is an array, its adjoint buffer a slice.
+impl<'x, E: Differentiable + Clone + 'static, const N: usize> Param for &'x mut [E; N] {
+    type Marker = SliceMut<E>;
+    type Shadow = &'x mut [Tan<E>; N];
+    type Bar = &'x mut [Tan<E>];
+    type Store = Vec<Tan<E>>;
+    type Grad = Vec<Tan<E>>;
+
+    #[inline(always)]
+    fn into_ref<'s>(self) -> &'s mut [E]
+    where
+        Self: 's,
+    {
+        self
+    }
+    #[inline(always)]
+    fn shadow_into<'s>(shadow: &'x mut [Tan<E>; N]) -> &'s mut [Tan<E>]
+    where
+        Self: 's,
+    {
+        shadow
+    }
+    #[inline(always)]
+    fn dup_in<'s>(self, store: &'s mut Vec<Tan<E>>) -> DupMut<'s, E>
+    where
+        Self: 's,
+    {
+        DupMut {
+            value: self,
+            adjoint: store,
+        }
+    }
+    fn check_shadow(&self, shadow: &&'x mut [Tan<E>; N]) -> Result<(), ShapeMismatch> {
+        check_slice(&self[..], &shadow[..])
+    }
+    fn try_clone(&self) -> Option<Self> {
+        None
+    }
+    fn scratch(&self) -> Option<Self> {
+        Some(Box::leak(Box::new((**self).clone())))
+    }
+    slice_param_shared!(&'x mut [Tan<E>; N]);
+}
+
 fn check_slice<E: Differentiable>(values: &[E], shadow: &[Tan<E>]) -> Result<(), ShapeMismatch> {
     if values.len() != shadow.len() {
         return Err(ShapeMismatch {
