@@ -556,6 +556,24 @@ fn a_monomorphic_function_calls_generic_ones_without_a_turbofish() {
         )),
         "{problems:?}"
     );
+    // A generic function's calls are listed at each instantiation: `bare::<T>` is missing at
+    // `f64` and at `f32`.
+    for float in ["f64", "f32"] {
+        assert!(
+            problems.iter().any(|p| matches!(
+                p,
+                ad::Error::MissingRule { function, caller, .. }
+                    if function.ends_with(&format!("::bare<{float}>"))
+                        && caller.ends_with(&format!("::calls_bare_generic<{float}>"))
+            )),
+            "{float}: {problems:?}"
+        );
+    }
+}
+
+#[differentiable]
+fn calls_bare_generic<T: Float>(x: T) -> T {
+    bare(x) + x
 }
 
 /// Generic, with no derivative anywhere.

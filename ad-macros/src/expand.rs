@@ -173,14 +173,29 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
     let name = &func.sig.ident;
     let name_str = syn::ext::IdentExt::unraw(name).to_string();
     let here = location(krate, name.span());
-    // The callees of a generic function are instantiated with it: not listed for now.
-    let callees = if func.sig.generics.type_params().next().is_some()
-        || func.sig.generics.const_params().next().is_some()
-    {
+    // The callees of a generic function are named by each instantiation's loaders (below);
+    // those of a function with const parameters are not listed.
+    let type_generic = func.sig.generics.type_params().next().is_some();
+    let const_generic = func.sig.generics.const_params().next().is_some();
+    let callees = if type_generic || const_generic {
         Vec::new()
     } else {
         callee_list(krate, &fwd.callees)
     };
+    // A generic function's calls whose arguments' types the macro knows, named at those types
+    // (`T` among them) inside the loaders' impl; the others are not listed.
+    let generic_sites: Vec<&CalleeSite> = if type_generic && !const_generic {
+        fwd.callees
+            .iter()
+            .filter(|site| site.arg_types.iter().all(Option::is_some))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let callee_bodies: Vec<TokenStream> = generic_sites
+        .iter()
+        .map(|site| callee_identity(krate, site))
+        .collect();
     // A loader: the function and its generated rule of one mode, at one instantiation.
     let loader = |parts_fn: &str, rule_fn: &Ident, turbofish: &TokenStream| {
         let (rule, info) = loader_locals();
@@ -199,10 +214,11 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
     };
     let reverse_loader = |t: &TokenStream| loader("__reverse_parts", &vjp_name, t);
     let forward_loader = |t: &TokenStream| loader("__forward_parts", &jvp_name, t);
-    let (loader_items, instantiations) = crate::generics::loaders(
+    let (loader_items, instantiations, callee_loads) = crate::generics::loaders(
         krate,
         &func.sig.generics,
         &[&reverse_loader, &forward_loader],
+        &callee_bodies,
     );
     // Inside the module of the function's name (below), the module's path is the function's.
     let in_module = func.sig.generics.const_params().next().is_some();
@@ -211,7 +227,7 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
     } else {
         quote!(::core::concat!(::core::module_path!(), "::", #name_str))
     };
-    let entry = |load: &TokenStream, mode: &str| {
+    let entry = |load: &TokenStream, mode: &str, callees: &[TokenStream]| {
         let mode = Ident::new(mode, Span::call_site());
         quote! {
             #krate::__private::RuleEntry {
@@ -226,7 +242,26 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
     };
     let entries: Vec<TokenStream> = instantiations
         .iter()
-        .flat_map(|loads| [entry(&loads[0], "Reverse"), entry(&loads[1], "Forward")])
+        .zip(&callee_loads)
+        .flat_map(|(loads, callee_loads)| {
+            // A generic function's callees at this instantiation, else the list made above.
+            let listed: Vec<TokenStream> = if generic_sites.is_empty() {
+                callees.clone()
+            } else {
+                generic_sites
+                    .iter()
+                    .zip(callee_loads)
+                    .map(|(site, load)| {
+                        let location = location(krate, site.span);
+                        quote!(#krate::__private::Callee { load: #load, location: #location })
+                    })
+                    .collect()
+            };
+            [
+                entry(&loads[0], "Reverse", &listed),
+                entry(&loads[1], "Forward", &listed),
+            ]
+        })
         .collect();
 
     let fit_items = (!fwd.callees.is_empty()).then(|| crate::call_site::fit_items(krate));
@@ -304,26 +339,29 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
     })
 }
 
+/// The identity of a callee, at the instantiation its arguments' types make where the macro
+/// knows them all (a generic callee called without a turbofish), otherwise as it is written,
+/// which names a callee that is not generic.
+fn callee_identity(krate: &TokenStream, site: &CalleeSite) -> TokenStream {
+    let callee = &site.callee;
+    let f = Ident::new("__ad_callee", Span::mixed_site());
+    let types: Option<Vec<&syn::Type>> = site.arg_types.iter().map(Option::as_ref).collect();
+    match types {
+        Some(types) => quote!({
+            use #krate::__private::{CalleeExact as _, CalleeOther as _};
+            let #f = #callee;
+            (&#krate::__private::CalleeOf::<_, (#(#types,)*)>::of(&#f)).info(#f as usize)
+        }),
+        None => quote!(#krate::__private::Function::__info(&#callee, #callee as usize)),
+    }
+}
+
 fn callee_list(krate: &TokenStream, sites: &[CalleeSite]) -> Vec<TokenStream> {
     sites
         .iter()
         .map(|site| {
-            let callee = &site.callee;
             let location = location(krate, site.span);
-            let f = Ident::new("__ad_callee", Span::mixed_site());
-            // With the arguments' types all known, the callee is named at the instantiation
-            // they make (a generic callee called without a turbofish); otherwise as it is,
-            // which names a callee that is not generic.
-            let types: Option<Vec<&syn::Type>> =
-                site.arg_types.iter().map(Option::as_ref).collect();
-            let load = match types {
-                Some(types) => quote!({
-                    use #krate::__private::{CalleeExact as _, CalleeOther as _};
-                    let #f = #callee;
-                    (&#krate::__private::CalleeOf::<_, (#(#types,)*)>::of(&#f)).info(#f as usize)
-                }),
-                None => quote!(#krate::__private::Function::__info(&#callee, #callee as usize)),
-            };
+            let load = callee_identity(krate, site);
             quote! {
                 #krate::__private::Callee {
                     load: || #load,
@@ -407,8 +445,8 @@ pub fn custom_rule(args: TokenStream, item: TokenStream) -> syn::Result<TokenStr
             }
         }
     };
-    let (loader_items, instantiations) =
-        crate::generics::loaders(krate, &func.sig.generics, &[&load]);
+    let (loader_items, instantiations, _) =
+        crate::generics::loaders(krate, &func.sig.generics, &[&load], &[]);
     let entries = instantiations.iter().map(|loads| {
         let load = &loads[0];
         quote! {

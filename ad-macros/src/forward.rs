@@ -464,7 +464,7 @@ impl<'a> Forward<'a> {
                             (*how == crate::ir::Lent::No)
                                 .then(|| self.types.values.get(&a.0).cloned())
                                 .flatten()
-                                .filter(no_coercion)
+                                .filter(|t| no_coercion(t, &self.func.generics))
                         })
                         .collect();
                     self.callees.push(CalleeSite {
@@ -793,36 +793,27 @@ impl Types {
 /// unsizing coercion can make it another (`&Vec<T>`, `&[T; N]` or `&mut [T]` may become
 /// `&[T]`). Numbers, arrays, shared slices, `Vec`s and tuples of them; any other type is left
 /// to inference (`_`).
-fn no_coercion(ty: &syn::Type) -> bool {
+fn no_coercion(ty: &syn::Type, generics: &syn::Generics) -> bool {
+    const NUMBERS: [&str; 15] = [
+        "f32", "f64", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64",
+        "u128", "usize", "bool",
+    ];
+    let inner = |t: &syn::Type| no_coercion(t, generics);
     match ty {
-        syn::Type::Array(a) => no_coercion(&a.elem),
-        syn::Type::Tuple(t) => t.elems.iter().all(no_coercion),
-        syn::Type::Paren(p) => no_coercion(&p.elem),
+        syn::Type::Array(a) => inner(&a.elem),
+        syn::Type::Tuple(t) => t.elems.iter().all(inner),
+        syn::Type::Paren(p) => inner(&p.elem),
         // `&mut [T]` may become `&[T]`.
         syn::Type::Reference(r) => {
-            r.mutability.is_none()
-                && matches!(&*r.elem, syn::Type::Slice(s) if no_coercion(&s.elem))
+            r.mutability.is_none() && matches!(&*r.elem, syn::Type::Slice(s) if inner(&s.elem))
         }
         syn::Type::Path(p) if p.qself.is_none() => match p.path.get_ident() {
-            Some(i) => matches!(
-                i.to_string().as_str(),
-                "f32"
-                    | "f64"
-                    | "i8"
-                    | "i16"
-                    | "i32"
-                    | "i64"
-                    | "i128"
-                    | "isize"
-                    | "u8"
-                    | "u16"
-                    | "u32"
-                    | "u64"
-                    | "u128"
-                    | "usize"
-                    | "bool"
-            ),
-            None => element_type(ty).is_some_and(|e| no_coercion(&e)),
+            // A type parameter of the function is a type of its own, which nothing coerces.
+            Some(i) => {
+                NUMBERS.contains(&i.to_string().as_str())
+                    || generics.type_params().any(|t| t.ident == *i)
+            }
+            None => element_type(ty).is_some_and(|e| inner(&e)),
         },
         _ => false,
     }

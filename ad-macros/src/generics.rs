@@ -272,15 +272,21 @@ fn const_params(generics: &syn::Generics, attribute: &str) -> Vec<syn::Error> {
 /// (a bound `f32` does not meet), method resolution falls back to a method that loads nothing,
 /// so a bound that rules out `f32` leaves `f32` out instead of breaking the build.
 ///
-/// Returns the items, and the loaders of each instantiation in the order of `loaders`.
+/// `callees` are the bodies of the callee list's loaders of a generic function (expressions of
+/// type `FnInfo`, written with the type parameters in scope), made methods of the same traits:
+/// each instantiation names its callees at its own types, and one whose bounds fail names none.
+///
+/// Returns the items, the loaders of each instantiation in the order of `loaders`, and the
+/// callee loaders of each instantiation in the order of `callees`.
 pub fn loaders(
     krate: &TokenStream,
     generics: &syn::Generics,
     loaders: &[&dyn Fn(&TokenStream) -> TokenStream],
-) -> (TokenStream, Vec<Vec<TokenStream>>) {
+    callees: &[TokenStream],
+) -> (TokenStream, Vec<Vec<TokenStream>>, Vec<Vec<TokenStream>>) {
     let types: Vec<&Ident> = generics.type_params().map(|t| &t.ident).collect();
     // Const parameters stay parameters: the loaders of a function with some are made inside
-    // a function generic over them (see `expand::registered_at_first_call`).
+    // a function generic over them (see `expand::differentiable`).
     let consts: Vec<&Ident> = generics.const_params().map(|c| &c.ident).collect();
     let const_decls: Vec<&syn::ConstParam> = generics.const_params().collect();
     // The turbofish of the function at one instantiation: each type parameter as `at` gives
@@ -313,7 +319,7 @@ pub fn loaders(
                 quote!(|| #body)
             })
             .collect();
-        return (TokenStream::new(), vec![loads]);
+        return (TokenStream::new(), vec![loads], vec![Vec::new()]);
     }
     let at = Ident::new("__AdAt", Span::mixed_site());
     let exact = Ident::new("__AdLoad", Span::mixed_site());
@@ -322,8 +328,12 @@ pub fn loaders(
         .map(|k| Ident::new(&format!("load_{k}"), Span::mixed_site()))
         .collect();
     let loaded = quote!(#krate::__private::LoadedRule);
+    let info = quote!(#krate::__private::FnInfo);
     let turbofish = turbofish_at(&|t| quote!(#t));
     let bodies = loaders.iter().map(|body| body(&turbofish));
+    let callee_methods: Vec<Ident> = (0..callees.len())
+        .map(|k| Ident::new(&format!("callee_{k}"), Span::mixed_site()))
+        .collect();
     let generics = without_lifetimes(generics);
     let (impl_generics, _, _) = generics.split_for_impl();
     let where_clause = where_with_real(&generics, krate);
@@ -332,6 +342,7 @@ pub fn loaders(
 
         trait #exact {
             #(fn #methods(&self) -> #loaded;)*
+            #(fn #callee_methods(&self) -> #info;)*
         }
 
         #[allow(clippy::extra_unused_type_parameters)]
@@ -339,6 +350,11 @@ pub fn loaders(
             #(
                 fn #methods(&self) -> #loaded {
                     #bodies
+                }
+            )*
+            #(
+                fn #callee_methods(&self) -> #info {
+                    #callees
                 }
             )*
         }
@@ -349,22 +365,29 @@ pub fn loaders(
                     #krate::__private::absent()
                 }
             )*
+            #(
+                fn #callee_methods(&self) -> #info {
+                    #krate::__private::absent().0
+                }
+            )*
         }
 
         impl<T, #(#const_decls),*> #none for &#at<T, #(#consts),*> {}
     };
-    let instantiations = FLOATS
+    let at_float = |float: &str, methods: &[Ident]| -> Vec<TokenStream> {
+        let float = Ident::new(float, Span::call_site());
+        let tuple: Vec<&Ident> = types.iter().map(|_| &float).collect();
+        methods
+            .iter()
+            .map(|m| quote!(|| (&#at::<(#(#tuple,)*), #(#consts),*>(::core::marker::PhantomData)).#m()))
+            .collect()
+    };
+    let instantiations = FLOATS.iter().map(|f| at_float(f, &methods)).collect();
+    let callee_loads = FLOATS
         .iter()
-        .map(|float| {
-            let float = Ident::new(float, Span::call_site());
-            let tuple: Vec<&Ident> = types.iter().map(|_| &float).collect();
-            methods
-                .iter()
-                .map(|m| quote!(|| (&#at::<(#(#tuple,)*), #(#consts),*>(::core::marker::PhantomData)).#m()))
-                .collect()
-        })
+        .map(|f| at_float(f, &callee_methods))
         .collect();
-    (items, instantiations)
+    (items, instantiations, callee_loads)
 }
 
 /// The function a generic rule is for, at the rule's instantiation: `of = f` of a rule generic
