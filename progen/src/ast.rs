@@ -21,6 +21,8 @@ pub enum Ty {
     Char,
     /// An `i32` in `lo..=hi`, used as the exponent of `powi`.
     I32(i32, i32),
+    /// `&[f64; N]`, read as `p[i]` and `*p`.
+    ArrRef(usize),
 }
 
 #[derive(Clone, Debug)]
@@ -351,8 +353,18 @@ pub enum Arg {
     /// A tuple of two floats.
     Pair(FE, FE),
     Bool(Cond),
-    /// A `char` or `i32` literal.
+    /// A `char` or `i32` literal, or `*p` / `&q` of arrays.
     Raw(String),
+    /// A part of an array, a `Vec` or a slice: `&v`, `&v[..]`, `&v[lo..hi]`, `&v[..hi]`.
+    Part(String, Part),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Part {
+    Whole,
+    Full,
+    Range(usize, usize),
+    To(usize),
 }
 
 /// An index expression (`usize`), never out of its range.
@@ -578,6 +590,13 @@ pub enum Stmt {
         rest: bool,
         arr: String,
         deref: bool,
+    },
+    /// `let name = &arr[lo..hi];`, a view.
+    LetView {
+        name: String,
+        arr: String,
+        lo: IE,
+        hi: IE,
     },
     /// `let name: Option<usize> = if cond { Some(ie) } else { None };`
     LetOpt(String, Cond, IE),

@@ -357,6 +357,17 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
                 args.push(format!("a{i}"));
                 tans.push(format!("t{i}"));
             }
+            Ty::ArrRef(n) => {
+                writeln!(
+                    body,
+                    "let a{i}: [pm::F; {n}] = pm::arr(&pm::floats(ck, {n})); let t{i}: [pm::F; {n}] = pm::arr(&pm::floats(ck, {n}));"
+                )
+                .unwrap();
+                writeln!(body, "let o{i} = pm::dual_arr(a{i}, t{i});").unwrap();
+                oracle_args.push(format!("&o{i}"));
+                args.push(format!("&a{i}"));
+                tans.push(format!("t{i}"));
+            }
             Ty::ConstSlice(n) => {
                 writeln!(body, "let a{i} = pm::floats(ck, {n});").unwrap();
                 writeln!(body, "let o{i} = pm::consts(&a{i});").unwrap();
@@ -495,7 +506,7 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
                     terms.push(format!("pm::dot(&[g.{i}.0, g.{i}.1], &[t{i}.0, t{i}.1])"));
                     rargs.push(args[i].clone());
                 }
-                Ty::Arr(_) | Ty::Vec(_) => {
+                Ty::Arr(_) | Ty::Vec(_) | Ty::ArrRef(_) => {
                     bars.push("()".into());
                     terms.push(format!("pm::dot(&g.{i}[..], &t{i}[..])"));
                     rargs.push(args[i].clone());
@@ -567,7 +578,7 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
             match p.ty {
                 Ty::F => terms.push(format!("pm::dot(&[g.{i}], &[t{i}])")),
                 Ty::Pair => terms.push(format!("pm::dot(&[g.{i}.0, g.{i}.1], &[t{i}.0, t{i}.1])")),
-                Ty::Slice(_) | Ty::Arr(_) | Ty::Vec(_) => {
+                Ty::Slice(_) | Ty::Arr(_) | Ty::Vec(_) | Ty::ArrRef(_) => {
                     terms.push(format!("pm::dot(&g.{i}[..], &t{i}[..])"))
                 }
                 _ => {}

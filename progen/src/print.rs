@@ -110,6 +110,7 @@ impl<'a> Printer<'a> {
             (Ty::Bool, _) => "bool".into(),
             (Ty::Char, _) => "char".into(),
             (Ty::I32(..), _) => "i32".into(),
+            (Ty::ArrRef(n), _) => format!("&[{f}; {n}]"),
         }
     }
 
@@ -500,6 +501,10 @@ impl<'a> Printer<'a> {
                 let d = if *deref { "*" } else { "" };
                 self.line(&format!("let [{}] = {d}{arr};", pats.join(", ")));
             }
+            Stmt::LetView { name, arr, lo, hi } => {
+                let (lo, hi) = (self.ie(lo), self.ie(hi));
+                self.line(&format!("let {name} = &{arr}[{lo}..{hi}];"));
+            }
             Stmt::LetOpt(name, c, i) => {
                 let (c, i) = (self.cond(c), self.ie(i));
                 self.line(&format!(
@@ -560,6 +565,12 @@ impl<'a> Printer<'a> {
                 Arg::F(e) => self.fe(e),
                 Arg::U(i) => self.ie(i),
                 Arg::Name(n) | Arg::Raw(n) => n.clone(),
+                Arg::Part(n, p) => match p {
+                    Part::Whole => format!("&{n}"),
+                    Part::Full => format!("&{n}[..]"),
+                    Part::Range(a, b) => format!("&{n}[{a}..{b}]"),
+                    Part::To(b) => format!("&{n}[..{b}]"),
+                },
                 Arg::Pair(a, b) => format!("({}, {})", self.fe(a), self.fe(b)),
                 Arg::Bool(c) => self.cond(c),
             })

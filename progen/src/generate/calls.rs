@@ -26,8 +26,15 @@ impl Gen<'_> {
                         Ty::F | Ty::U(_) | Ty::Pair | Ty::Bool | Ty::Char | Ty::I32(..) => true,
                         Ty::Vec(_) => false,
                         Ty::Out(n) => !value && self.array_for(AKind::Out, n, true).is_some(),
-                        Ty::Slice(n) => self.array_for(AKind::Slice, n, false).is_some(),
-                        Ty::Arr(n) => self.array_for(AKind::Arr, n, false).is_some(),
+                        Ty::Slice(n) => !self.slice_sources(n).is_empty(),
+                        Ty::Arr(n) => {
+                            self.array_for(AKind::Arr, n, false).is_some()
+                                || self.arr_refs.iter().any(|r| r.1 == n)
+                        }
+                        // The README: a reference to an array is not passed on to another
+                        // function (`f(&q)` does not compile: E0277 "the trait bound `&[f64]:
+                        // Differentiable` is not satisfied" in the expansion).
+                        Ty::ArrRef(_) => false,
                         Ty::ConstSlice(n) => self.array_for(AKind::ConstSlice, n, false).is_some(),
                         Ty::ConstF => self.floats.iter().any(|v| matches!(v.read, FE::ConstF(_))),
                     })
@@ -63,8 +70,21 @@ impl Gen<'_> {
             args.push(match p.ty {
                 Ty::F => Arg::F(self.fe_capped(d, PARAM_CAP).0),
                 Ty::U(hi) => Arg::U(self.index(hi + 1)),
-                Ty::Slice(n) => Arg::Name(self.array_for(AKind::Slice, n, false)?),
-                Ty::Arr(n) => Arg::Name(self.array_for(AKind::Arr, n, false)?),
+                Ty::Slice(n) => self.slice_arg(n)?,
+                Ty::Arr(n) => {
+                    let refs: Vec<String> = self
+                        .arr_refs
+                        .iter()
+                        .filter(|r| r.1 == n)
+                        .map(|r| r.0.clone())
+                        .collect();
+                    if !refs.is_empty() && self.rng.chance(0.5) {
+                        Arg::Raw(format!("*{}", self.rng.pick(&refs)))
+                    } else {
+                        Arg::Name(self.array_for(AKind::Arr, n, false)?)
+                    }
+                }
+                Ty::ArrRef(_) => return None,
                 Ty::ConstSlice(n) => Arg::Name(self.array_for(AKind::ConstSlice, n, false)?),
                 Ty::Out(n) => Arg::Name(self.array_for(AKind::Out, n, true)?),
                 Ty::ConstF => {

@@ -76,6 +76,7 @@ impl Gen<'_> {
                 self.arrays.push(AVar {
                     name: names[0].clone(),
                     kind: AKind::Window,
+                    active: false,
                     len,
                     cap,
                     base: cap,
@@ -116,7 +117,36 @@ impl Gen<'_> {
             return None;
         }
         let a = self.rng.pick(&arrays).clone();
-        let (source, count, win) = match self.rng.weighted(&[3, 3, 1, 1, 2]) {
+        // `windows`, `chunks` and `chunks_exact` of a view are rejected by the macro ("does not
+        // support `.chunks_exact(..)` on a slice bound by `let`; call it on the variable the
+        // slice is part of"), as the README's limitations say of viewing a view again.
+        //
+        // A `filter` over a view does not compile under the macro (E0425 "cannot find value
+        // `row` in this scope"; the same in a `for` loop over `row.iter().filter(..)`), nor
+        // does a view read in a `filter`'s predicate (over any source) or in a closure bound
+        // by `let`: a chain over a view has no `filter`, and predicates and closures read no
+        // view:
+        //
+        //     #[ad::differentiable]
+        //     fn g2(w: &[f64]) -> f64 {
+        //         let row = &w[0..2];
+        //         row.iter().copied().filter(|&v| v > 0.0).sum::<f64>()
+        //     }
+        //     #[ad::differentiable]
+        //     fn a2(w: &[f64]) -> f64 {
+        //         let row = &w[0..2];
+        //         w.iter().filter(|&&v| v < row[1]).map(|&v| v).sum::<f64>()
+        //     }
+        //     #[ad::differentiable]
+        //     fn a3(w: &[f64]) -> f64 {
+        //         let row = &w[0..2];
+        //         let h = |u: f64| u * row[0];
+        //         h(w[1])
+        //     }
+        let view = a.kind == AKind::View;
+        let mut filter = filter && !view;
+        let (source, count, win) = match self.rng.weighted(&[3, 3, 1, 1, if view { 0 } else { 2 }])
+        {
             0 => (
                 Source::Iter {
                     arr: a.name.clone(),
@@ -136,6 +166,7 @@ impl Gen<'_> {
             2 => (Source::Enumerate(a.name.clone()), a.len, 0),
             3 => {
                 let b = self.rng.pick(&arrays).clone();
+                filter &= b.kind != AKind::View;
                 (
                     Source::Zip(a.name.clone(), b.name.clone()),
                     a.len.min(b.len),
@@ -214,7 +245,10 @@ impl Gen<'_> {
                     spent: 0.0,
                     mutable: false,
                 });
+                let saved = self.arrays.clone();
+                self.arrays.retain(|a| a.kind != AKind::View);
                 let c = self.in_closure_scope(|g| g.cond(0));
+                self.arrays = saved;
                 self.floats.pop();
                 b.maybe_empty = true;
                 b.chain.adapters.push(Adapter::Filter(v, c));
@@ -335,8 +369,10 @@ impl Gen<'_> {
         self.map_if_bare(&mut b, 2);
         self.end_with_map(&mut b, 2, BASE_CAP);
         let name = self.fresh("l");
+        let active = self.chain_active(&b.chain);
         self.arrays.push(AVar {
             name: name.clone(),
+            active,
             kind: AKind::LocalVec,
             len: b.count,
             cap: BASE_CAP + ACC_BUDGET,
@@ -353,8 +389,9 @@ impl Gen<'_> {
         let saved = (self.floats.clone(), self.arrays.clone(), self.ints.clone());
         self.floats
             .retain(|v| !v.mutable && !matches!(v.read, FE::Deref(_)));
-        self.arrays
-            .retain(|a| !a.writable() && !a.param_mut && a.kind != AKind::Window);
+        self.arrays.retain(|a| {
+            !a.writable() && !a.param_mut && !matches!(a.kind, AKind::Window | AKind::View)
+        });
         // Counters (`idx`) are advanced by the loops around them.
         self.ints.retain(|i| !i.name.starts_with("idx"));
         let (name, param) = (self.fresh("h"), self.fresh("u"));
@@ -406,8 +443,10 @@ impl Gen<'_> {
             BASE_CAP,
         );
         let name = self.fresh("l");
+        let active = self.is_active(&body, std::slice::from_ref(&param));
         self.arrays.push(AVar {
             name: name.clone(),
+            active,
             kind: AKind::LocalArr,
             len: a.len,
             cap: BASE_CAP + ACC_BUDGET,

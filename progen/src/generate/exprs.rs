@@ -4,6 +4,12 @@ use super::*;
 
 impl Gen<'_> {
     pub(super) fn leaf_var(&mut self) -> (FE, f64) {
+        if !self.arr_refs.is_empty()
+            && self.rng.chance(0.2)
+            && let Some(r) = self.arr_ref_read()
+        {
+            return r;
+        }
         if !self.floats.is_empty() && (self.arrays.is_empty() || self.rng.chance(0.6)) {
             let v = self.rng.pick(&self.floats).clone();
             // In `assert!` and `println!`, which the macro keeps as they are while it turns

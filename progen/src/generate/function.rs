@@ -24,7 +24,7 @@ impl Gen<'_> {
             return (params, true);
         }
         let len = |r: &mut Rng| r.range(2, 5);
-        let extras: [(f64, &str); 11] = [
+        let extras: [(f64, &str); 12] = [
             (0.5, "w"),
             (0.3, "y"),
             (0.25, "n"),
@@ -36,6 +36,7 @@ impl Gen<'_> {
             (0.1, "b"),
             (0.08, "h"),
             (0.12, "z"),
+            (0.12, "r"),
         ];
         for (p, prefix) in extras {
             if self.rng.chance(p) {
@@ -50,6 +51,7 @@ impl Gen<'_> {
                     "b" => Ty::Bool,
                     "h" => Ty::Char,
                     "z" => Ty::I32(-2, 3),
+                    "r" => Ty::ArrRef(len(self.rng)),
                     _ => Ty::ConstF,
                 };
                 params.push(Param {
@@ -124,6 +126,9 @@ impl Gen<'_> {
         }
         self.shape = *self.rng.pick(&[Shape::Tuple, Shape::Array, Shape::Vec]);
         for p in &params {
+            if matches!(p.ty, Ty::F | Ty::Pair) {
+                self.active.push(p.name.clone());
+            }
             match p.ty {
                 Ty::F => self.floats.push(FVar {
                     name: p.name.clone(),
@@ -158,6 +163,7 @@ impl Gen<'_> {
                     }
                 }
                 Ty::Bool => self.flags.push(p.name.clone()),
+                Ty::ArrRef(n) => self.arr_refs.push((p.name.clone(), n)),
                 Ty::Char => self.chars.push(p.name.clone()),
                 Ty::I32(..) => self.exponents.push(p.name.clone()),
                 Ty::U(hi) => self.ints.push(IVar {
@@ -186,6 +192,7 @@ impl Gen<'_> {
                             PARAM_CAP
                         },
                         param_mut: p.mutable,
+                        active: kind != AKind::ConstSlice,
                         base: BASE_CAP,
                         spent: 0.0,
                         locked: false,

@@ -67,6 +67,9 @@ impl Gen<'_> {
                     1 => {
                         let b = self.pick_array(false).unwrap();
                         let y = self.fresh("e");
+                        if b.active {
+                            self.active.push(y.clone());
+                        }
                         self.floats.push(FVar {
                             name: y.clone(),
                             read: FE::Var(y.clone()),
@@ -85,8 +88,10 @@ impl Gen<'_> {
                         }
                     }
                     _ => {
-                        let slice_like =
-                            matches!(a.kind, AKind::Slice | AKind::Out | AKind::ConstSlice);
+                        let slice_like = matches!(
+                            a.kind,
+                            AKind::Slice | AKind::Out | AKind::ConstSlice | AKind::View
+                        );
                         let forms: &[IterForm] = if slice_like {
                             &[IterForm::RefPat, IterForm::Copied, IterForm::Deref]
                         } else {
@@ -111,6 +116,9 @@ impl Gen<'_> {
                     } => FE::Deref(elem.clone()),
                     _ => FE::Var(elem.clone()),
                 };
+                if a.active {
+                    self.active.push(elem.clone());
+                }
                 self.floats.push(FVar {
                     name: elem,
                     read,

@@ -16,6 +16,14 @@ impl Gen<'_> {
             self.stmt(&mut out);
         }
         self.floats.truncate(marks.0);
+        while let Some((at, viewed, locked)) = self.views.last().cloned()
+            && at >= marks.1
+        {
+            self.views.pop();
+            if let Some(v) = self.arrays.iter_mut().rev().find(|v| v.name == viewed) {
+                v.locked = locked;
+            }
+        }
         self.arrays.truncate(marks.1);
         self.ints.truncate(marks.2);
         self.closures.truncate(closures);
@@ -59,12 +67,14 @@ impl Gen<'_> {
             1,                           // closure
             1,                           // array map
             if deep { 0 } else { 1 },    // iter_mut
+            2,                           // view
         ];
         match self.rng.weighted(&weights) {
             0 => {
                 let (e, b) = self.fe(3);
                 let (e, b) = self.squash(e, b, 16.0);
                 let name = self.fresh("t");
+                self.note_active(&name, &e);
                 self.floats.push(FVar {
                     name: name.clone(),
                     read: FE::Var(name.clone()),
@@ -87,6 +97,7 @@ impl Gen<'_> {
                     self.fe_capped(2, BASE_CAP)
                 };
                 let name = self.fresh("s");
+                self.note_active(&name, &e);
                 self.floats.push(FVar {
                     name: name.clone(),
                     read: FE::Var(name.clone()),
@@ -123,8 +134,13 @@ impl Gen<'_> {
                     ArrInit::List((0..len).map(|_| self.fe_capped(2, BASE_CAP).0).collect())
                 };
                 let name = self.fresh("l");
+                let active = match &init {
+                    ArrInit::Fill(e, _) => self.is_active(e, &[]),
+                    ArrInit::List(es) => es.iter().all(|e| self.is_active(e, &[])),
+                };
                 self.arrays.push(AVar {
                     name: name.clone(),
+                    active,
                     kind: if vec {
                         AKind::LocalVec
                     } else {
@@ -171,7 +187,8 @@ impl Gen<'_> {
             22 => self.let_collect(out),
             23 => self.let_closure(out),
             24 => self.let_arr_map(out),
-            _ => self.for_iter_mut(out),
+            25 => self.for_iter_mut(out),
+            _ => self.let_view(out),
         }
     }
 
@@ -421,33 +438,39 @@ impl Gen<'_> {
             }
             return;
         }
-        let arrays: Vec<AVar> = self
+        let mut arrays: Vec<(String, usize, f64, bool)> = self
             .arrays
             .iter()
             .filter(|a| matches!(a.kind, AKind::Arr | AKind::LocalArr))
-            .cloned()
+            .map(|a| (a.name.clone(), a.len, a.cap, false))
             .collect();
+        // `let [x, y] = *p;` of a `&[f64; N]`.
+        arrays.extend(
+            self.arr_refs
+                .iter()
+                .map(|(p, n)| (p.clone(), *n, PARAM_CAP, true)),
+        );
         if arrays.is_empty() {
             return;
         }
-        let a = self.rng.pick(&arrays).clone();
-        let n = self.rng.range(1, a.len);
+        let (arr, len, cap, deref) = self.rng.pick(&arrays).clone();
+        let n = self.rng.range(1, len);
         let names: Vec<String> = (0..n).map(|_| self.fresh("d")).collect();
         for name in &names {
             self.floats.push(FVar {
                 name: name.clone(),
                 read: FE::Var(name.clone()),
-                cap: a.cap,
-                base: a.cap,
+                cap,
+                base: cap,
                 spent: 0.0,
                 mutable: false,
             });
         }
         out.push(Stmt::LetArrPat {
             names,
-            rest: n < a.len || self.rng.chance(0.3),
-            arr: a.name,
-            deref: false,
+            rest: n < len || self.rng.chance(0.3),
+            arr,
+            deref,
         });
     }
 
