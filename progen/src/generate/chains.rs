@@ -19,15 +19,12 @@ struct Built {
 }
 
 impl Gen<'_> {
-    /// Runs `f` with the scope of a closure: no chains or closures inside, and no `*x` of a
-    /// `for x in a.iter()` (as in a macro).
+    /// Runs `f` with the scope of a closure: no chains or closures inside.
     fn in_closure_scope<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
-        let (outer, outer_macro) = (self.in_closure, self.in_macro);
+        let outer = self.in_closure;
         self.in_closure = true;
-        self.in_macro = true;
         let r = f(self);
         self.in_closure = outer;
-        self.in_macro = outer_macro;
         r
     }
 
@@ -276,33 +273,6 @@ impl Gen<'_> {
         b.bound = bb;
     }
 
-    /// Adds a `map` to a chain that has adapters but none: the macro rejects such chains
-    /// before `sum` ("does not support this method call that reads `w`"), and with a `filter`
-    /// over `&f64` items its expansion does not compile (E0277 "a value of type `&f64` cannot
-    /// be made by summing an iterator over elements of type `&f64`"):
-    ///
-    /// ```text
-    /// #[ad::differentiable]
-    /// fn b1(w: &[f64]) -> f64 { let s: f64 = w.iter().rev().sum(); s }
-    /// #[ad::differentiable]
-    /// fn c1(w: &[f64]) -> f64 { w.iter().filter(|&&v| v > 0.0).sum::<f64>() }
-    /// ```
-    fn map_if_bare(&mut self, b: &mut Built, d: usize) {
-        let mapped = b
-            .chain
-            .adapters
-            .iter()
-            .any(|a| matches!(a, Adapter::Map(..)));
-        if !mapped && !b.chain.adapters.is_empty() {
-            let v = self.fresh("v");
-            let t = b.bound.max(BASE_CAP);
-            let (body, bb) = self.closure_body(b.items, std::slice::from_ref(&v), 1, b.bound, d, t);
-            b.chain.adapters.push(Adapter::Map(vec![v], body));
-            b.items = Item::Val;
-            b.bound = bb;
-        }
-    }
-
     /// A chain consumed into a float.
     pub(super) fn chain_expr(&mut self, d: usize) -> (FE, f64) {
         let consumer = self.rng.weighted(&[4, 2, 2, 2, 1]);
@@ -311,7 +281,6 @@ impl Gen<'_> {
         let Some(mut b) = self.chain_start(d.min(2), consumer != 3 && consumer != 4, t) else {
             return self.leaf();
         };
-        self.map_if_bare(&mut b, d.min(2));
         let bound = match consumer {
             0 => b.bound * b.count as f64,
             1 => {
@@ -366,7 +335,6 @@ impl Gen<'_> {
         if b.count < 2 {
             return;
         }
-        self.map_if_bare(&mut b, 2);
         self.end_with_map(&mut b, 2, BASE_CAP);
         let name = self.fresh("l");
         let active = self.chain_active(&b.chain);
@@ -387,8 +355,7 @@ impl Gen<'_> {
     /// `let h = |u: f64| body;`, capturing only what nothing assigns while it lives.
     pub(super) fn let_closure(&mut self, out: &mut Vec<Stmt>) {
         let saved = (self.floats.clone(), self.arrays.clone(), self.ints.clone());
-        self.floats
-            .retain(|v| !v.mutable && !matches!(v.read, FE::Deref(_)));
+        self.floats.retain(|v| !v.mutable);
         self.arrays.retain(|a| {
             !a.writable() && !a.param_mut && !matches!(a.kind, AKind::Window | AKind::View)
         });

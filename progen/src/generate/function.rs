@@ -208,26 +208,7 @@ impl Gen<'_> {
         } else {
             None
         };
-        let mut tail2 = pair.then(|| self.fe_capped(3, RET_CAP).0);
-        if pair && self.shape == Shape::Vec {
-            // A `Vec` result that carries no derivative does not compile under the macro (a
-            // moved value in its expansion): add an active parameter to its second element.
-            let active = params.iter().find_map(|p| match p.ty {
-                Ty::F => Some(FE::Var(p.name.clone())),
-                Ty::Pair => Some(FE::Field(p.name.clone(), 0)),
-                Ty::Slice(_) | Ty::Arr(_) | Ty::Vec(_) => {
-                    Some(FE::Index(p.name.clone(), Box::new(IE::Lit(0))))
-                }
-                _ => None,
-            });
-            match (active, tail2.take()) {
-                (Some(a), Some(t)) => tail2 = Some(bin(BinOp::Add, t, a)),
-                (_, t) => {
-                    tail2 = t;
-                    self.shape = Shape::Array;
-                }
-            }
-        }
+        let tail2 = pair.then(|| self.fe_capped(3, RET_CAP).0);
         // A function with outputs writes them at least once.
         for p in &params {
             if let Ty::Out(len) = p.ty

@@ -296,23 +296,11 @@ impl Gen<'_> {
     pub(super) fn jump(&mut self, out: &mut Vec<Stmt>) {
         let c = self.cond(1);
         let inner = self.loops.last().unwrap().clone();
-        // A labelled jump out of a `loop` with a value (`let u = loop { .. break 'outer v;
-        // .. }`) to a loop or block around it does not compile under the macro (E0381 "used
-        // binding isn't initialized" in its expansion), so none crosses one:
-        //
-        //     #[ad::differentiable]
-        //     fn d2(x: f64) -> f64 {
-        //         let r: f64 = 'b: {
-        //             let v: f64 = loop { if x > 0.0 { break 'b x; } break 2.0 * x; };
-        //             v
-        //         };
-        //         r
-        //     }
-        let crossing =
-            |k: usize, loops: &[LoopCtx]| loops[k + 1..].iter().any(|l| l.value_break && !l.block);
-        let targets: Vec<LoopCtx> = (0..self.loops.len())
-            .filter(|&k| self.loops[k].label.is_some() && !crossing(k, &self.loops))
-            .map(|k| self.loops[k].clone())
+        let targets: Vec<LoopCtx> = self
+            .loops
+            .iter()
+            .filter(|l| l.label.is_some())
+            .cloned()
             .collect();
         // Right inside a labelled block an unlabelled `break` has no loop to leave.
         let s = if !targets.is_empty() && (inner.block || self.rng.chance(0.4)) {

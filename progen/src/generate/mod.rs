@@ -131,10 +131,9 @@ pub struct Gen<'a> {
     exponents: Vec<String>,
     /// Generating an f32 function: it calls only f32 functions.
     pub single: bool,
-    /// Inside a condition: the macro rejects a block with a `let` there (a gap the README
-    /// does not list), so none is generated.
+    /// Inside a condition (of an `if`, a `while`, a guard), or (`in_macro`) in the arguments
+    /// of `assert!` or `println!`: no chain there (see `Gen::fe`).
     in_cond: bool,
-    /// Inside `assert!`, `println!` or a `match` guard.
     in_macro: bool,
     /// Inside a closure: no chains or closures within.
     in_closure: bool,

@@ -264,7 +264,7 @@ impl Gen<'_> {
         };
         let mut idx = self.index(a.len);
         // `v[i] += ..` borrows a `Vec` mutably before its index is computed: an index that
-        // reads `v` itself does not compile.
+        // reads `v` itself does not compile (rustc's own rule, without the macro too).
         let text = crate::print::Printer::new(crate::print::Flavor::Ad, self.funcs).ie(&idx);
         if text
             .split(|c: char| !(c.is_alphanumeric() || c == '_'))
@@ -300,18 +300,21 @@ impl Gen<'_> {
     /// An early `return` under a condition.
     pub(super) fn early_return(&mut self, out: &mut Vec<Stmt>) {
         let c = self.cond(1);
-        // `return;` in a function returning `()` is rejected by the macro (a gap the
-        // README does not list), so only functions with a value return early.
-        if self.pair && self.shape == Shape::Vec {
-            // An early `return` of a `Vec` does not compile under the macro ("use of
-            // moved value" in its expansion), so none is generated.
-        } else if self.pair {
+        let r = self.return_stmt();
+        out.push(Stmt::If(c, vec![r], Vec::new()));
+    }
+
+    /// `return value;`, `return (a, b);` (or `[a, b]`, `vec![a, b]`), or `return;` in a
+    /// function returning `()`.
+    pub(super) fn return_stmt(&mut self) -> Stmt {
+        if self.pair {
             let a = self.fe_capped(2, RET_CAP).0;
             let b = self.fe_capped(2, RET_CAP).0;
-            out.push(Stmt::If(c, vec![Stmt::ReturnPair(a, b)], Vec::new()));
+            Stmt::ReturnPair(a, b)
         } else if self.returns {
-            let r = self.fe_capped(2, RET_CAP).0;
-            out.push(Stmt::If(c, vec![Stmt::Return(Some(r))], Vec::new()));
+            Stmt::Return(Some(self.fe_capped(2, RET_CAP).0))
+        } else {
+            Stmt::Return(None)
         }
     }
 
@@ -350,14 +353,10 @@ impl Gen<'_> {
                 out.push(Stmt::LetSum(name, a.name));
             }
             _ => {
-                // No block with a `let` in a macro's arguments: the macro rejects one there.
-                let outer = self.in_cond;
-                self.in_cond = true;
-                let outer_macro = self.in_macro;
+                let outer = self.in_macro;
                 self.in_macro = true;
                 let (e, _) = self.receiver(2, 1e3);
-                self.in_cond = outer;
-                self.in_macro = outer_macro;
+                self.in_macro = outer;
                 out.push(Stmt::Assert(e, self.rng.chance(0.5)));
             }
         }
@@ -393,14 +392,10 @@ impl Gen<'_> {
             out.push(Stmt::Const(name, x));
         } else {
             // Kept as it is by the macro; never runs, so the output stays readable.
-            // No block with a `let` in its arguments: the macro rejects one there.
-            let outer = self.in_cond;
-            self.in_cond = true;
-            let outer_macro = self.in_macro;
+            let outer = self.in_macro;
             self.in_macro = true;
             let (e, _) = self.fe(1);
-            self.in_cond = outer;
-            self.in_macro = outer_macro;
+            self.in_macro = outer;
             let never = Cond::I(Cmp::Gt, IE::Lit(0), IE::Lit(1));
             out.push(Stmt::If(never, vec![Stmt::Print(e)], Vec::new()));
         }
@@ -485,10 +480,10 @@ impl Gen<'_> {
         out.push(Stmt::LetOpt(opt.clone(), c, ie));
         let var = self.fresh("k");
         let inner = self.loops.last().cloned();
-        // `let .. else` must leave: by a `return` of a value (`return;` in a function returning
-        // `()` is left out, see `early_return`), or a `break`/`continue` of the loop around.
-        let leave = if self.returns && !self.pair {
-            Some(Stmt::Return(Some(self.fe_capped(2, RET_CAP).0)))
+        // `let .. else` must leave: by a `return` (of a value, a pair, or none), or a
+        // `break`/`continue` of the loop around.
+        let leave = if inner.is_none() || self.rng.chance(0.5) {
+            Some(self.return_stmt())
         } else {
             match inner {
                 Some(l) if !l.block && l.value_break => {
