@@ -23,6 +23,10 @@ impl Gen<'_> {
             let i = self.rng.pick(&self.ints).clone();
             return (FE::FromInt(Box::new(IE::Var(i.name))), i.hi as f64);
         }
+        // A typed leaf if there is one: a method receiver needs it.
+        if let Some(r) = self.arr_ref_read() {
+            return r;
+        }
         (FE::Lit(1.5), 1.5)
     }
 
