@@ -111,6 +111,9 @@ impl<'a> Printer<'a> {
             (Ty::Char, _) => "char".into(),
             (Ty::I32(..), _) => "i32".into(),
             (Ty::ArrRef(n), _) => format!("&[{f}; {n}]"),
+            (Ty::FnArg(0), _) => "G0".into(),
+            (Ty::FnArg(1), _) => format!("impl Fn({f}) -> {f}"),
+            (Ty::FnArg(_), _) => format!("fn({f}) -> {f}"),
         }
     }
 
@@ -173,8 +176,15 @@ impl<'a> Printer<'a> {
         } else {
             String::new()
         };
+        // A function parameter of the generic form is a type parameter.
+        let generics = if f.params.iter().any(|p| p.ty == Ty::FnArg(0)) {
+            let fl = self.float_ty();
+            format!("<G0: Fn({fl}) -> {fl}>")
+        } else {
+            String::new()
+        };
         self.line(&format!(
-            "pub fn {}({}){} {{",
+            "pub fn {}{generics}({}){} {{",
             f.name,
             params.join(", "),
             ret
@@ -565,6 +575,7 @@ impl<'a> Printer<'a> {
                 Arg::F(e) => self.fe(e),
                 Arg::U(i) => self.ie(i),
                 Arg::Name(n) | Arg::Raw(n) => n.clone(),
+                Arg::FnItem(n) => self.path(n),
                 Arg::Part(n, p) => match p {
                     Part::Whole => format!("&{n}"),
                     Part::Full => format!("&{n}[..]"),

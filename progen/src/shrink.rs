@@ -630,7 +630,7 @@ fn arg_fes(a: &mut Arg, f: &mut dyn FnMut(&mut FE)) {
             f(y);
         }
         Arg::Bool(c) => cond_fes(c, f),
-        Arg::Name(_) | Arg::Raw(_) | Arg::Part(..) => {}
+        Arg::Name(_) | Arg::Raw(_) | Arg::Part(..) | Arg::FnItem(_) => {}
     }
 }
 

@@ -35,6 +35,7 @@ impl Gen<'_> {
                         // function (`f(&q)` does not compile: E0277 "the trait bound `&[f64]:
                         // Differentiable` is not satisfied" in the expansion).
                         Ty::ArrRef(_) => false,
+                        Ty::FnArg(_) => !self.fn_items().is_empty(),
                         Ty::ConstSlice(n) => self.array_for(AKind::ConstSlice, n, false).is_some(),
                         Ty::ConstF => self.floats.iter().any(|v| matches!(v.read, FE::ConstF(_))),
                     })
@@ -45,11 +46,35 @@ impl Gen<'_> {
                         <= 1
             })
             .collect();
-        if candidates.is_empty() {
+        // Functions that take a function are checked only through their callers: call them
+        // more often.
+        let taking: Vec<usize> = candidates
+            .iter()
+            .copied()
+            .filter(|&i| self.funcs[i].takes_fn())
+            .collect();
+        if !taking.is_empty() && self.rng.chance(0.3) {
+            Some(*self.rng.pick(&taking))
+        } else if candidates.is_empty() {
             None
         } else {
             Some(*self.rng.pick(&candidates))
         }
+    }
+
+    /// The functions of the batch that can be passed as a function `f64 -> f64`: one float
+    /// parameter, a float result (a generated derivative or rules only).
+    pub(super) fn fn_items(&self) -> Vec<usize> {
+        (0..self.funcs.len())
+            .filter(|&i| {
+                let f = &self.funcs[i];
+                f.single == self.single
+                    && f.returns
+                    && !f.pair
+                    && f.params.len() == 1
+                    && f.params[0].ty == Ty::F
+            })
+            .collect()
     }
 
     pub(super) fn array_for(&self, kind: AKind, len: usize, write: bool) -> Option<String> {
@@ -85,6 +110,10 @@ impl Gen<'_> {
                     }
                 }
                 Ty::ArrRef(_) => return None,
+                Ty::FnArg(_) => {
+                    let items = self.fn_items();
+                    Arg::FnItem(self.funcs[*self.rng.pick(&items)].name.clone())
+                }
                 Ty::ConstSlice(n) => Arg::Name(self.array_for(AKind::ConstSlice, n, false)?),
                 Ty::Out(n) => Arg::Name(self.array_for(AKind::Out, n, true)?),
                 Ty::ConstF => {

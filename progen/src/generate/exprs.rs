@@ -114,6 +114,11 @@ impl Gen<'_> {
             } else {
                 3
             }, // closure call
+            if self.fn_params.is_empty() || self.in_closure {
+                0
+            } else {
+                4
+            }, // call of a function parameter
         ];
         match self.rng.weighted(&weights) {
             0 => {
@@ -364,6 +369,11 @@ impl Gen<'_> {
             }
             27 => self.match_pair(d),
             28 => self.chain_expr(d),
+            30 => {
+                let g = self.rng.pick(&self.fn_params).clone();
+                let (a, _) = self.fe_capped(d, PARAM_CAP);
+                (FE::CallClosure(g, Box::new(a)), RET_CAP)
+            }
             _ => {
                 let (h, b) = self.rng.pick(&self.closures).clone();
                 let (a, _) = self.fe_capped(d, PARAM_CAP);

@@ -144,6 +144,8 @@ pub struct Gen<'a> {
     /// Views in scope: their place in `arrays`, the local they view and whether it was
     /// locked before (it stays locked while the view lives).
     views: Vec<(usize, String, bool)>,
+    /// Function parameters (`g0`), called as `g0(e)`.
+    fn_params: Vec<String>,
     /// Float parameters and locals that surely carry a derivative, by name (names are fresh,
     /// so the list only grows).
     active: Vec<String>,
@@ -194,6 +196,7 @@ impl<'a> Gen<'a> {
             arr_refs: Vec::new(),
             views: Vec::new(),
             active: Vec::new(),
+            fn_params: Vec::new(),
             single: false,
         }
     }
