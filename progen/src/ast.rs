@@ -21,6 +21,13 @@ pub enum Ty {
     Char,
     /// An `i32` in `lo..=hi`, used as the exponent of `powi`.
     I32(i32, i32),
+    /// `&[f64; N]`, read as `p[i]` and `*p`.
+    ArrRef(usize),
+    /// A function `f64 -> f64`, called in the body: `g0: G0` with `G0: Fn(f64) -> f64` (0),
+    /// `impl Fn(f64) -> f64` (1) or `fn(f64) -> f64` (2). Callers pass a function item of the
+    /// batch; the harness does not check such a function itself (the entry points do not take
+    /// it), only through its callers.
+    FnArg(u8),
 }
 
 #[derive(Clone, Debug)]
@@ -63,6 +70,13 @@ pub enum Deriv {
     /// Registered by `main` with `ad::rules::register_forward` / `_reverse`.
     RuntimeForward,
     RuntimeReverse,
+}
+
+impl Func {
+    /// Takes a function: checked only through its callers.
+    pub fn takes_fn(&self) -> bool {
+        self.params.iter().any(|p| matches!(p.ty, Ty::FnArg(_)))
+    }
 }
 
 impl Deriv {
@@ -189,7 +203,7 @@ pub enum FE {
     PowiVar(Box<FE>, String),
     /// An iterator chain consumed into a float.
     Chain(Box<Chain>),
-    /// `h(arg)` of a closure bound by `let`.
+    /// `h(arg)` of a closure bound by `let`, or of a function parameter.
     CallClosure(String, Box<FE>),
     /// `match (a, b) { (x, y) if guard => first, (x, _) => second }`, or the same over an
     /// array `[a, b]` with patterns `[x, y]` and `[x, _]`: bindings that carry derivatives.
@@ -351,8 +365,20 @@ pub enum Arg {
     /// A tuple of two floats.
     Pair(FE, FE),
     Bool(Cond),
-    /// A `char` or `i32` literal.
+    /// A `char` or `i32` literal, or `*p` / `&q` of arrays.
     Raw(String),
+    /// A part of an array, a `Vec` or a slice: `&v`, `&v[..]`, `&v[lo..hi]`, `&v[..hi]`.
+    Part(String, Part),
+    /// A function item of the batch, passed to a function parameter.
+    FnItem(String),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Part {
+    Whole,
+    Full,
+    Range(usize, usize),
+    To(usize),
 }
 
 /// An index expression (`usize`), never out of its range.
@@ -578,6 +604,13 @@ pub enum Stmt {
         rest: bool,
         arr: String,
         deref: bool,
+    },
+    /// `let name = &arr[lo..hi];`, a view.
+    LetView {
+        name: String,
+        arr: String,
+        lo: IE,
+        hi: IE,
     },
     /// `let name: Option<usize> = if cond { Some(ie) } else { None };`
     LetOpt(String, Cond, IE),

@@ -153,13 +153,14 @@ fn main_fn(s: &mut String, funcs: &[Func]) {
          println!(\"PANICKED {}\", info.to_string().replace('\\n', \" \"));\n    }));\n",
     );
     s.push_str("    let _guards = register();\n");
-    s.push_str("    let checks: &[(&'static str, fn(&mut Check))] = &[\n");
-    for f in funcs {
-        writeln!(s, "        (\"{0}\", check_{0}),", f.name).unwrap();
+    // Each check is seeded by its function's place in the batch, as in `test_file`.
+    s.push_str("    let checks: &[(&'static str, usize, fn(&mut Check))] = &[\n");
+    for (k, f) in funcs.iter().enumerate().filter(|(_, f)| !f.takes_fn()) {
+        writeln!(s, "        (\"{0}\", {k}, check_{0}),", f.name).unwrap();
     }
     s.push_str(
-        "    ];\n    for (k, (name, check)) in checks.iter().enumerate() {\n        \
-         if only.as_deref().is_some_and(|o| o != *name) {\n            continue;\n        }\n        \
+        "    ];\n    for &(name, k, check) in checks {\n        \
+         if only.as_deref().is_some_and(|o| o != name) {\n            continue;\n        }\n        \
          let mut ck = Check::new(name, SEED ^ (k as u64).wrapping_mul(0x2545_f491_4f6c_dd1d));\n        \
          let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&mut ck))).is_ok();\n        \
          println!(\"PROGRAM {name} {} {} {} {}\", ok as u8, ck.failures, ck.points, ck.skipped);\n    }\n}\n",
@@ -292,6 +293,9 @@ fn augmented(f: &Func) -> String {
 /// The checks of one function at `POINTS` points.
 fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
     let mut s = String::new();
+    if f.takes_fn() {
+        return s;
+    }
     let path = format!("crate::m{}::{}", f.module, f.name);
     let has_out = f.params.iter().any(|p| matches!(p.ty, Ty::Out(_)));
     writeln!(s, "fn check_{}(ck: &mut Check) {{", f.name).unwrap();
@@ -357,6 +361,17 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
                 args.push(format!("a{i}"));
                 tans.push(format!("t{i}"));
             }
+            Ty::ArrRef(n) => {
+                writeln!(
+                    body,
+                    "let a{i}: [pm::F; {n}] = pm::arr(&pm::floats(ck, {n})); let t{i}: [pm::F; {n}] = pm::arr(&pm::floats(ck, {n}));"
+                )
+                .unwrap();
+                writeln!(body, "let o{i} = pm::dual_arr(a{i}, t{i});").unwrap();
+                oracle_args.push(format!("&o{i}"));
+                args.push(format!("&a{i}"));
+                tans.push(format!("t{i}"));
+            }
             Ty::ConstSlice(n) => {
                 writeln!(body, "let a{i} = pm::floats(ck, {n});").unwrap();
                 writeln!(body, "let o{i} = pm::consts(&a{i});").unwrap();
@@ -392,6 +407,8 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
                 args.push(format!("a{i}"));
                 tans.push("ad::NoTangent".into());
             }
+            // Not checked by itself (see `Func::takes_fn`).
+            Ty::FnArg(_) => unreachable!("a function that takes a function is not checked"),
         }
     }
     // The parts of the result: none, the value, or the two of a pair.
@@ -495,7 +512,7 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
                     terms.push(format!("pm::dot(&[g.{i}.0, g.{i}.1], &[t{i}.0, t{i}.1])"));
                     rargs.push(args[i].clone());
                 }
-                Ty::Arr(_) | Ty::Vec(_) => {
+                Ty::Arr(_) | Ty::Vec(_) | Ty::ArrRef(_) => {
                     bars.push("()".into());
                     terms.push(format!("pm::dot(&g.{i}[..], &t{i}[..])"));
                     rargs.push(args[i].clone());
@@ -567,7 +584,7 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
             match p.ty {
                 Ty::F => terms.push(format!("pm::dot(&[g.{i}], &[t{i}])")),
                 Ty::Pair => terms.push(format!("pm::dot(&[g.{i}.0, g.{i}.1], &[t{i}.0, t{i}.1])")),
-                Ty::Slice(_) | Ty::Arr(_) | Ty::Vec(_) => {
+                Ty::Slice(_) | Ty::Arr(_) | Ty::Vec(_) | Ty::ArrRef(_) => {
                     terms.push(format!("pm::dot(&g.{i}[..], &t{i}[..])"))
                 }
                 _ => {}

@@ -110,6 +110,10 @@ impl<'a> Printer<'a> {
             (Ty::Bool, _) => "bool".into(),
             (Ty::Char, _) => "char".into(),
             (Ty::I32(..), _) => "i32".into(),
+            (Ty::ArrRef(n), _) => format!("&[{f}; {n}]"),
+            (Ty::FnArg(0), _) => "G0".into(),
+            (Ty::FnArg(1), _) => format!("impl Fn({f}) -> {f}"),
+            (Ty::FnArg(_), _) => format!("fn({f}) -> {f}"),
         }
     }
 
@@ -172,8 +176,15 @@ impl<'a> Printer<'a> {
         } else {
             String::new()
         };
+        // A function parameter of the generic form is a type parameter.
+        let generics = if f.params.iter().any(|p| p.ty == Ty::FnArg(0)) {
+            let fl = self.float_ty();
+            format!("<G0: Fn({fl}) -> {fl}>")
+        } else {
+            String::new()
+        };
         self.line(&format!(
-            "pub fn {}({}){} {{",
+            "pub fn {}{generics}({}){} {{",
             f.name,
             params.join(", "),
             ret
@@ -500,6 +511,10 @@ impl<'a> Printer<'a> {
                 let d = if *deref { "*" } else { "" };
                 self.line(&format!("let [{}] = {d}{arr};", pats.join(", ")));
             }
+            Stmt::LetView { name, arr, lo, hi } => {
+                let (lo, hi) = (self.ie(lo), self.ie(hi));
+                self.line(&format!("let {name} = &{arr}[{lo}..{hi}];"));
+            }
             Stmt::LetOpt(name, c, i) => {
                 let (c, i) = (self.cond(c), self.ie(i));
                 self.line(&format!(
@@ -560,6 +575,13 @@ impl<'a> Printer<'a> {
                 Arg::F(e) => self.fe(e),
                 Arg::U(i) => self.ie(i),
                 Arg::Name(n) | Arg::Raw(n) => n.clone(),
+                Arg::FnItem(n) => self.path(n),
+                Arg::Part(n, p) => match p {
+                    Part::Whole => format!("&{n}"),
+                    Part::Full => format!("&{n}[..]"),
+                    Part::Range(a, b) => format!("&{n}[{a}..{b}]"),
+                    Part::To(b) => format!("&{n}[..{b}]"),
+                },
                 Arg::Pair(a, b) => format!("({}, {})", self.fe(a), self.fe(b)),
                 Arg::Bool(c) => self.cond(c),
             })

@@ -365,7 +365,7 @@ fn declared(s: &Stmt) -> Vec<String> {
         Stmt::LetCollect(name, _)
         | Stmt::LetClosure { name, .. }
         | Stmt::LetArrMap { name, .. } => vec![name.clone()],
-        Stmt::LetOpt(name, ..) => vec![name.clone()],
+        Stmt::LetOpt(name, ..) | Stmt::LetView { name, .. } => vec![name.clone()],
         Stmt::LetElse { var, .. } => vec![var.clone()],
         Stmt::Const(name, _) => vec![name.clone()],
         Stmt::LetCallPair(a, b, _, _) => vec![a.clone(), b.clone()],
@@ -630,7 +630,7 @@ fn arg_fes(a: &mut Arg, f: &mut dyn FnMut(&mut FE)) {
             f(y);
         }
         Arg::Bool(c) => cond_fes(c, f),
-        Arg::Name(_) | Arg::Raw(_) => {}
+        Arg::Name(_) | Arg::Raw(_) | Arg::Part(..) | Arg::FnItem(_) => {}
     }
 }
 
@@ -708,6 +708,10 @@ fn visit_func_fes(f: &mut Func, visit: &mut dyn FnMut(&mut FE)) {
                     for (_, e) in ops {
                         deep(e, visit);
                     }
+                }
+                Stmt::LetView { lo, hi, .. } => {
+                    ie_fes(lo, &mut |e| deep(e, visit));
+                    ie_fes(hi, &mut |e| deep(e, visit));
                 }
                 Stmt::LetOpt(_, c, i) => {
                     cond_fes(c, &mut |e| deep(e, visit));

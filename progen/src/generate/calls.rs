@@ -26,8 +26,16 @@ impl Gen<'_> {
                         Ty::F | Ty::U(_) | Ty::Pair | Ty::Bool | Ty::Char | Ty::I32(..) => true,
                         Ty::Vec(_) => false,
                         Ty::Out(n) => !value && self.array_for(AKind::Out, n, true).is_some(),
-                        Ty::Slice(n) => self.array_for(AKind::Slice, n, false).is_some(),
-                        Ty::Arr(n) => self.array_for(AKind::Arr, n, false).is_some(),
+                        Ty::Slice(n) => !self.slice_sources(n).is_empty(),
+                        Ty::Arr(n) => {
+                            self.array_for(AKind::Arr, n, false).is_some()
+                                || self.arr_refs.iter().any(|r| r.1 == n)
+                        }
+                        // The README: a reference to an array is not passed on to another
+                        // function (`f(&q)` does not compile: E0277 "the trait bound `&[f64]:
+                        // Differentiable` is not satisfied" in the expansion).
+                        Ty::ArrRef(_) => false,
+                        Ty::FnArg(_) => !self.fn_items().is_empty(),
                         Ty::ConstSlice(n) => self.array_for(AKind::ConstSlice, n, false).is_some(),
                         Ty::ConstF => self.floats.iter().any(|v| matches!(v.read, FE::ConstF(_))),
                     })
@@ -38,11 +46,35 @@ impl Gen<'_> {
                         <= 1
             })
             .collect();
-        if candidates.is_empty() {
+        // Functions that take a function are checked only through their callers: call them
+        // more often.
+        let taking: Vec<usize> = candidates
+            .iter()
+            .copied()
+            .filter(|&i| self.funcs[i].takes_fn())
+            .collect();
+        if !taking.is_empty() && self.rng.chance(0.3) {
+            Some(*self.rng.pick(&taking))
+        } else if candidates.is_empty() {
             None
         } else {
             Some(*self.rng.pick(&candidates))
         }
+    }
+
+    /// The functions of the batch that can be passed as a function `f64 -> f64`: one float
+    /// parameter, a float result (a generated derivative or rules only).
+    pub(super) fn fn_items(&self) -> Vec<usize> {
+        (0..self.funcs.len())
+            .filter(|&i| {
+                let f = &self.funcs[i];
+                f.single == self.single
+                    && f.returns
+                    && !f.pair
+                    && f.params.len() == 1
+                    && f.params[0].ty == Ty::F
+            })
+            .collect()
     }
 
     pub(super) fn array_for(&self, kind: AKind, len: usize, write: bool) -> Option<String> {
@@ -63,8 +95,25 @@ impl Gen<'_> {
             args.push(match p.ty {
                 Ty::F => Arg::F(self.fe_capped(d, PARAM_CAP).0),
                 Ty::U(hi) => Arg::U(self.index(hi + 1)),
-                Ty::Slice(n) => Arg::Name(self.array_for(AKind::Slice, n, false)?),
-                Ty::Arr(n) => Arg::Name(self.array_for(AKind::Arr, n, false)?),
+                Ty::Slice(n) => self.slice_arg(n)?,
+                Ty::Arr(n) => {
+                    let refs: Vec<String> = self
+                        .arr_refs
+                        .iter()
+                        .filter(|r| r.1 == n)
+                        .map(|r| r.0.clone())
+                        .collect();
+                    if !refs.is_empty() && self.rng.chance(0.5) {
+                        Arg::Raw(format!("*{}", self.rng.pick(&refs)))
+                    } else {
+                        Arg::Name(self.array_for(AKind::Arr, n, false)?)
+                    }
+                }
+                Ty::ArrRef(_) => return None,
+                Ty::FnArg(_) => {
+                    let items = self.fn_items();
+                    Arg::FnItem(self.funcs[*self.rng.pick(&items)].name.clone())
+                }
                 Ty::ConstSlice(n) => Arg::Name(self.array_for(AKind::ConstSlice, n, false)?),
                 Ty::Out(n) => Arg::Name(self.array_for(AKind::Out, n, true)?),
                 Ty::ConstF => {

@@ -19,15 +19,12 @@ struct Built {
 }
 
 impl Gen<'_> {
-    /// Runs `f` with the scope of a closure: no chains or closures inside, and no `*x` of a
-    /// `for x in a.iter()` (as in a macro).
+    /// Runs `f` with the scope of a closure: no chains or closures inside.
     fn in_closure_scope<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
-        let (outer, outer_macro) = (self.in_closure, self.in_macro);
+        let outer = self.in_closure;
         self.in_closure = true;
-        self.in_macro = true;
         let r = f(self);
         self.in_closure = outer;
-        self.in_macro = outer_macro;
         r
     }
 
@@ -76,6 +73,7 @@ impl Gen<'_> {
                 self.arrays.push(AVar {
                     name: names[0].clone(),
                     kind: AKind::Window,
+                    active: false,
                     len,
                     cap,
                     base: cap,
@@ -116,7 +114,36 @@ impl Gen<'_> {
             return None;
         }
         let a = self.rng.pick(&arrays).clone();
-        let (source, count, win) = match self.rng.weighted(&[3, 3, 1, 1, 2]) {
+        // `windows`, `chunks` and `chunks_exact` of a view are rejected by the macro ("does not
+        // support `.chunks_exact(..)` on a slice bound by `let`; call it on the variable the
+        // slice is part of"), as the README's limitations say of viewing a view again.
+        //
+        // A `filter` over a view does not compile under the macro (E0425 "cannot find value
+        // `row` in this scope"; the same in a `for` loop over `row.iter().filter(..)`), nor
+        // does a view read in a `filter`'s predicate (over any source) or in a closure bound
+        // by `let`: a chain over a view has no `filter`, and predicates and closures read no
+        // view:
+        //
+        //     #[ad::differentiable]
+        //     fn g2(w: &[f64]) -> f64 {
+        //         let row = &w[0..2];
+        //         row.iter().copied().filter(|&v| v > 0.0).sum::<f64>()
+        //     }
+        //     #[ad::differentiable]
+        //     fn a2(w: &[f64]) -> f64 {
+        //         let row = &w[0..2];
+        //         w.iter().filter(|&&v| v < row[1]).map(|&v| v).sum::<f64>()
+        //     }
+        //     #[ad::differentiable]
+        //     fn a3(w: &[f64]) -> f64 {
+        //         let row = &w[0..2];
+        //         let h = |u: f64| u * row[0];
+        //         h(w[1])
+        //     }
+        let view = a.kind == AKind::View;
+        let mut filter = filter && !view;
+        let (source, count, win) = match self.rng.weighted(&[3, 3, 1, 1, if view { 0 } else { 2 }])
+        {
             0 => (
                 Source::Iter {
                     arr: a.name.clone(),
@@ -136,6 +163,7 @@ impl Gen<'_> {
             2 => (Source::Enumerate(a.name.clone()), a.len, 0),
             3 => {
                 let b = self.rng.pick(&arrays).clone();
+                filter &= b.kind != AKind::View;
                 (
                     Source::Zip(a.name.clone(), b.name.clone()),
                     a.len.min(b.len),
@@ -214,7 +242,10 @@ impl Gen<'_> {
                     spent: 0.0,
                     mutable: false,
                 });
+                let saved = self.arrays.clone();
+                self.arrays.retain(|a| a.kind != AKind::View);
                 let c = self.in_closure_scope(|g| g.cond(0));
+                self.arrays = saved;
                 self.floats.pop();
                 b.maybe_empty = true;
                 b.chain.adapters.push(Adapter::Filter(v, c));
@@ -242,33 +273,6 @@ impl Gen<'_> {
         b.bound = bb;
     }
 
-    /// Adds a `map` to a chain that has adapters but none: the macro rejects such chains
-    /// before `sum` ("does not support this method call that reads `w`"), and with a `filter`
-    /// over `&f64` items its expansion does not compile (E0277 "a value of type `&f64` cannot
-    /// be made by summing an iterator over elements of type `&f64`"):
-    ///
-    /// ```text
-    /// #[ad::differentiable]
-    /// fn b1(w: &[f64]) -> f64 { let s: f64 = w.iter().rev().sum(); s }
-    /// #[ad::differentiable]
-    /// fn c1(w: &[f64]) -> f64 { w.iter().filter(|&&v| v > 0.0).sum::<f64>() }
-    /// ```
-    fn map_if_bare(&mut self, b: &mut Built, d: usize) {
-        let mapped = b
-            .chain
-            .adapters
-            .iter()
-            .any(|a| matches!(a, Adapter::Map(..)));
-        if !mapped && !b.chain.adapters.is_empty() {
-            let v = self.fresh("v");
-            let t = b.bound.max(BASE_CAP);
-            let (body, bb) = self.closure_body(b.items, std::slice::from_ref(&v), 1, b.bound, d, t);
-            b.chain.adapters.push(Adapter::Map(vec![v], body));
-            b.items = Item::Val;
-            b.bound = bb;
-        }
-    }
-
     /// A chain consumed into a float.
     pub(super) fn chain_expr(&mut self, d: usize) -> (FE, f64) {
         let consumer = self.rng.weighted(&[4, 2, 2, 2, 1]);
@@ -277,7 +281,6 @@ impl Gen<'_> {
         let Some(mut b) = self.chain_start(d.min(2), consumer != 3 && consumer != 4, t) else {
             return self.leaf();
         };
-        self.map_if_bare(&mut b, d.min(2));
         let bound = match consumer {
             0 => b.bound * b.count as f64,
             1 => {
@@ -332,11 +335,12 @@ impl Gen<'_> {
         if b.count < 2 {
             return;
         }
-        self.map_if_bare(&mut b, 2);
         self.end_with_map(&mut b, 2, BASE_CAP);
         let name = self.fresh("l");
+        let active = self.chain_active(&b.chain);
         self.arrays.push(AVar {
             name: name.clone(),
+            active,
             kind: AKind::LocalVec,
             len: b.count,
             cap: BASE_CAP + ACC_BUDGET,
@@ -351,10 +355,10 @@ impl Gen<'_> {
     /// `let h = |u: f64| body;`, capturing only what nothing assigns while it lives.
     pub(super) fn let_closure(&mut self, out: &mut Vec<Stmt>) {
         let saved = (self.floats.clone(), self.arrays.clone(), self.ints.clone());
-        self.floats
-            .retain(|v| !v.mutable && !matches!(v.read, FE::Deref(_)));
-        self.arrays
-            .retain(|a| !a.writable() && !a.param_mut && a.kind != AKind::Window);
+        self.floats.retain(|v| !v.mutable);
+        self.arrays.retain(|a| {
+            !a.writable() && !a.param_mut && !matches!(a.kind, AKind::Window | AKind::View)
+        });
         // Counters (`idx`) are advanced by the loops around them.
         self.ints.retain(|i| !i.name.starts_with("idx"));
         let (name, param) = (self.fresh("h"), self.fresh("u"));
@@ -406,8 +410,10 @@ impl Gen<'_> {
             BASE_CAP,
         );
         let name = self.fresh("l");
+        let active = self.is_active(&body, std::slice::from_ref(&param));
         self.arrays.push(AVar {
             name: name.clone(),
+            active,
             kind: AKind::LocalArr,
             len: a.len,
             cap: BASE_CAP + ACC_BUDGET,

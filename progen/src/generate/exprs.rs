@@ -4,13 +4,15 @@ use super::*;
 
 impl Gen<'_> {
     pub(super) fn leaf_var(&mut self) -> (FE, f64) {
+        if !self.arr_refs.is_empty()
+            && self.rng.chance(0.2)
+            && let Some(r) = self.arr_ref_read()
+        {
+            return r;
+        }
         if !self.floats.is_empty() && (self.arrays.is_empty() || self.rng.chance(0.6)) {
             let v = self.rng.pick(&self.floats).clone();
-            // In `assert!` and `println!`, which the macro keeps as they are while it turns
-            // `for x in a.iter()`'s `x` into a value, `*x` does not compile.
-            if !(self.in_macro && matches!(v.read, FE::Deref(_))) {
-                return (v.read, v.cap);
-            }
+            return (v.read, v.cap);
         }
         if !self.arrays.is_empty() {
             let a = self.rng.pick(&self.arrays).clone();
@@ -20,6 +22,10 @@ impl Gen<'_> {
         if !self.ints.is_empty() {
             let i = self.rng.pick(&self.ints).clone();
             return (FE::FromInt(Box::new(IE::Var(i.name))), i.hi as f64);
+        }
+        // A typed leaf if there is one: a method receiver needs it.
+        if let Some(r) = self.arr_ref_read() {
+            return r;
         }
         (FE::Lit(1.5), 1.5)
     }
@@ -59,6 +65,16 @@ impl Gen<'_> {
             return self.leaf();
         }
         let d = depth - 1;
+        // No chain in a condition or in the arguments of `assert!`/`println!`: the macro
+        // rejects one there over a slice parameter ("cannot keep this as it is: it may change
+        // `w0`, which carries a derivative, ... call functions by value rather than through
+        // `&mut`"), a gap the README does not list:
+        //
+        //     #[ad::differentiable]
+        //     fn f10(w0: &[f64]) -> f64 {
+        //         if w0.iter().map(|&v| v).sum::<f64>() >= 0.5 { return w0[0]; }
+        //         0.5
+        //     }
         let weights = [
             12,                                            // + -
             7,                                             // *
@@ -84,7 +100,7 @@ impl Gen<'_> {
             2,                                             // if
             1,                                             // match
             1,                                             // tan
-            if self.in_cond { 0 } else { 1 },              // block
+            1,                                             // block
             1,                                             // match on a bool
             if self.exponents.is_empty() { 0 } else { 2 }, // powi(n)
             1,                                             // match on a pair
@@ -98,6 +114,11 @@ impl Gen<'_> {
             } else {
                 3
             }, // closure call
+            if self.fn_params.is_empty() || self.in_closure {
+                0
+            } else {
+                4
+            }, // call of a function parameter
         ];
         match self.rng.weighted(&weights) {
             0 => {
@@ -300,15 +321,10 @@ impl Gen<'_> {
                 let mut bound: f64 = 0.0;
                 let pats = [Pat::Lit(0), Pat::Or(1, 2), Pat::Range(3, 5), Pat::Wild];
                 let n = self.rng.range(1, 3);
-                // In a guard, as in a macro, `*x` of `for x in a.iter()` does not compile:
-                // the macro turns `x` into a value but leaves the guard as it is.
-                let guard = self.rng.chance(0.3).then(|| {
-                    let outer = self.in_macro;
-                    self.in_macro = true;
-                    let c = self.cond(0);
-                    self.in_macro = outer;
-                    Pat::Guard(Box::new(c))
-                });
+                let guard = self
+                    .rng
+                    .chance(0.3)
+                    .then(|| Pat::Guard(Box::new(self.cond(0))));
                 for p in pats[..n].iter().chain(guard.as_ref()).chain([&Pat::Wild]) {
                     let (e, b) = self.fe(d);
                     bound = bound.max(b);
@@ -353,6 +369,11 @@ impl Gen<'_> {
             }
             27 => self.match_pair(d),
             28 => self.chain_expr(d),
+            30 => {
+                let g = self.rng.pick(&self.fn_params).clone();
+                let (a, _) = self.fe_capped(d, PARAM_CAP);
+                (FE::CallClosure(g, Box::new(a)), RET_CAP)
+            }
             _ => {
                 let (h, b) = self.rng.pick(&self.closures).clone();
                 let (a, _) = self.fe_capped(d, PARAM_CAP);
@@ -378,11 +399,7 @@ impl Gen<'_> {
                 mutable: false,
             });
         }
-        // No `*x` of `for x in a.iter()` in a guard (see `Gen::in_macro`).
-        let outer = self.in_macro;
-        self.in_macro = true;
         let guard = self.cond(0);
-        self.in_macro = outer;
         let (first, fb) = self.fe(d);
         self.floats.pop();
         let (second, sb) = self.fe(d);

@@ -8,6 +8,15 @@ impl Gen<'_> {
     /// parameter.
     pub fn signature(&mut self, rule: bool) -> (Vec<Param>, bool) {
         let mut params = Vec::new();
+        // Now and then `f64 -> f64`, to be passed to the functions that take a function.
+        if !rule && self.rng.chance(0.06) {
+            params.push(Param {
+                name: "x0".into(),
+                ty: Ty::F,
+                mutable: false,
+            });
+            return (params, true);
+        }
         let nf = if rule {
             self.rng.range(1, 3)
         } else {
@@ -24,7 +33,7 @@ impl Gen<'_> {
             return (params, true);
         }
         let len = |r: &mut Rng| r.range(2, 5);
-        let extras: [(f64, &str); 11] = [
+        let extras: [(f64, &str); 13] = [
             (0.5, "w"),
             (0.3, "y"),
             (0.25, "n"),
@@ -36,6 +45,8 @@ impl Gen<'_> {
             (0.1, "b"),
             (0.08, "h"),
             (0.12, "z"),
+            (0.12, "r"),
+            (0.15, "g"),
         ];
         for (p, prefix) in extras {
             if self.rng.chance(p) {
@@ -50,6 +61,8 @@ impl Gen<'_> {
                     "b" => Ty::Bool,
                     "h" => Ty::Char,
                     "z" => Ty::I32(-2, 3),
+                    "r" => Ty::ArrRef(len(self.rng)),
+                    "g" => Ty::FnArg(self.rng.below(3) as u8),
                     _ => Ty::ConstF,
                 };
                 params.push(Param {
@@ -59,10 +72,26 @@ impl Gen<'_> {
                 });
             }
         }
+        if params.iter().any(|p| matches!(p.ty, Ty::FnArg(_))) {
+            // A function that takes a function is checked only through its callers, which
+            // pass no `Vec`s: it takes none. Nor an `ad::Const` slice: passing one on to such a
+            // function does not compile under the macro ("#[differentiable] cannot keep a
+            // `&[f64]` for the reverse sweep"; with `w0: &[f64]` in its place it compiles):
+            //
+            //     #[ad::differentiable]
+            //     fn f30(x0: f64) -> f64 { x0 }
+            //     #[ad::differentiable]
+            //     fn f96(g0: fn(f64) -> f64, x0: f64, c0: ad::Const<&[f64]>) -> f64 {
+            //         g0(x0) * c0[0]
+            //     }
+            //     #[ad::differentiable]
+            //     fn f121(c0: ad::Const<&[f64]>, x: f64) -> f64 { f96(f30, x, c0) }
+            params.retain(|p| !matches!(p.ty, Ty::Vec(_) | Ty::ConstSlice(_)));
+        }
         if params.iter().all(|p| {
             matches!(
                 p.ty,
-                Ty::U(_) | Ty::ConstF | Ty::Bool | Ty::Char | Ty::I32(..)
+                Ty::U(_) | Ty::ConstF | Ty::Bool | Ty::Char | Ty::I32(..) | Ty::FnArg(_)
             )
         }) {
             params.insert(
@@ -124,6 +153,9 @@ impl Gen<'_> {
         }
         self.shape = *self.rng.pick(&[Shape::Tuple, Shape::Array, Shape::Vec]);
         for p in &params {
+            if matches!(p.ty, Ty::F | Ty::Pair) {
+                self.active.push(p.name.clone());
+            }
             match p.ty {
                 Ty::F => self.floats.push(FVar {
                     name: p.name.clone(),
@@ -158,6 +190,8 @@ impl Gen<'_> {
                     }
                 }
                 Ty::Bool => self.flags.push(p.name.clone()),
+                Ty::ArrRef(n) => self.arr_refs.push((p.name.clone(), n)),
+                Ty::FnArg(_) => self.fn_params.push(p.name.clone()),
                 Ty::Char => self.chars.push(p.name.clone()),
                 Ty::I32(..) => self.exponents.push(p.name.clone()),
                 Ty::U(hi) => self.ints.push(IVar {
@@ -186,6 +220,7 @@ impl Gen<'_> {
                             PARAM_CAP
                         },
                         param_mut: p.mutable,
+                        active: kind != AKind::ConstSlice,
                         base: BASE_CAP,
                         spent: 0.0,
                         locked: false,
@@ -201,26 +236,7 @@ impl Gen<'_> {
         } else {
             None
         };
-        let mut tail2 = pair.then(|| self.fe_capped(3, RET_CAP).0);
-        if pair && self.shape == Shape::Vec {
-            // A `Vec` result that carries no derivative does not compile under the macro (a
-            // moved value in its expansion): add an active parameter to its second element.
-            let active = params.iter().find_map(|p| match p.ty {
-                Ty::F => Some(FE::Var(p.name.clone())),
-                Ty::Pair => Some(FE::Field(p.name.clone(), 0)),
-                Ty::Slice(_) | Ty::Arr(_) | Ty::Vec(_) => {
-                    Some(FE::Index(p.name.clone(), Box::new(IE::Lit(0))))
-                }
-                _ => None,
-            });
-            match (active, tail2.take()) {
-                (Some(a), Some(t)) => tail2 = Some(bin(BinOp::Add, t, a)),
-                (_, t) => {
-                    tail2 = t;
-                    self.shape = Shape::Array;
-                }
-            }
-        }
+        let tail2 = pair.then(|| self.fe_capped(3, RET_CAP).0);
         // A function with outputs writes them at least once.
         for p in &params {
             if let Ty::Out(len) = p.ty

@@ -67,6 +67,9 @@ impl Gen<'_> {
                     1 => {
                         let b = self.pick_array(false).unwrap();
                         let y = self.fresh("e");
+                        if b.active {
+                            self.active.push(y.clone());
+                        }
                         self.floats.push(FVar {
                             name: y.clone(),
                             read: FE::Var(y.clone()),
@@ -85,8 +88,10 @@ impl Gen<'_> {
                         }
                     }
                     _ => {
-                        let slice_like =
-                            matches!(a.kind, AKind::Slice | AKind::Out | AKind::ConstSlice);
+                        let slice_like = matches!(
+                            a.kind,
+                            AKind::Slice | AKind::Out | AKind::ConstSlice | AKind::View
+                        );
                         let forms: &[IterForm] = if slice_like {
                             &[IterForm::RefPat, IterForm::Copied, IterForm::Deref]
                         } else {
@@ -111,6 +116,9 @@ impl Gen<'_> {
                     } => FE::Deref(elem.clone()),
                     _ => FE::Var(elem.clone()),
                 };
+                if a.active {
+                    self.active.push(elem.clone());
+                }
                 self.floats.push(FVar {
                     name: elem,
                     read,
@@ -288,23 +296,11 @@ impl Gen<'_> {
     pub(super) fn jump(&mut self, out: &mut Vec<Stmt>) {
         let c = self.cond(1);
         let inner = self.loops.last().unwrap().clone();
-        // A labelled jump out of a `loop` with a value (`let u = loop { .. break 'outer v;
-        // .. }`) to a loop or block around it does not compile under the macro (E0381 "used
-        // binding isn't initialized" in its expansion), so none crosses one:
-        //
-        //     #[ad::differentiable]
-        //     fn d2(x: f64) -> f64 {
-        //         let r: f64 = 'b: {
-        //             let v: f64 = loop { if x > 0.0 { break 'b x; } break 2.0 * x; };
-        //             v
-        //         };
-        //         r
-        //     }
-        let crossing =
-            |k: usize, loops: &[LoopCtx]| loops[k + 1..].iter().any(|l| l.value_break && !l.block);
-        let targets: Vec<LoopCtx> = (0..self.loops.len())
-            .filter(|&k| self.loops[k].label.is_some() && !crossing(k, &self.loops))
-            .map(|k| self.loops[k].clone())
+        let targets: Vec<LoopCtx> = self
+            .loops
+            .iter()
+            .filter(|l| l.label.is_some())
+            .cloned()
             .collect();
         // Right inside a labelled block an unlabelled `break` has no loop to leave.
         let s = if !targets.is_empty() && (inner.block || self.rng.chance(0.4)) {

@@ -22,6 +22,7 @@ mod exprs;
 mod function;
 mod indices;
 mod loops;
+mod slices;
 mod stmts;
 
 use indices::irange;
@@ -54,6 +55,8 @@ enum AKind {
     Arr,
     Vec,
     ConstSlice,
+    /// `let row = &a[lo..hi];`: read, measured, looped over and passed on, never written.
+    View,
     LocalArr,
     LocalVec,
     /// A window or chunk inside a chain's closure: read as `w[j]` and `w.len()` only.
@@ -72,6 +75,9 @@ struct AVar {
     locked: bool,
     /// A `mut` array or `Vec` parameter.
     param_mut: bool,
+    /// Surely carries a derivative (see `Gen::active`): only such locals are lent to callees
+    /// that take `&[f64]`.
+    active: bool,
 }
 
 impl AVar {
@@ -125,15 +131,24 @@ pub struct Gen<'a> {
     exponents: Vec<String>,
     /// Generating an f32 function: it calls only f32 functions.
     pub single: bool,
-    /// Inside a condition: the macro rejects a block with a `let` there (a gap the README
-    /// does not list), so none is generated.
+    /// Inside a condition (of an `if`, a `while`, a guard), or (`in_macro`) in the arguments
+    /// of `assert!` or `println!`: no chain there (see `Gen::fe`).
     in_cond: bool,
-    /// Inside `assert!`, `println!` or a `match` guard.
     in_macro: bool,
     /// Inside a closure: no chains or closures within.
     in_closure: bool,
     /// Closures bound by `let` in scope, with the bound of what they return.
     closures: Vec<(String, f64)>,
+    /// `&[f64; N]` parameters.
+    arr_refs: Vec<(String, usize)>,
+    /// Views in scope: their place in `arrays`, the local they view and whether it was
+    /// locked before (it stays locked while the view lives).
+    views: Vec<(usize, String, bool)>,
+    /// Function parameters (`g0`), called as `g0(e)`.
+    fn_params: Vec<String>,
+    /// Float parameters and locals that surely carry a derivative, by name (names are fresh,
+    /// so the list only grows).
+    active: Vec<String>,
 }
 
 fn nice(x: f64) -> f64 {
@@ -178,6 +193,10 @@ impl<'a> Gen<'a> {
             in_macro: false,
             in_closure: false,
             closures: Vec::new(),
+            arr_refs: Vec::new(),
+            views: Vec::new(),
+            active: Vec::new(),
+            fn_params: Vec::new(),
             single: false,
         }
     }

@@ -16,6 +16,14 @@ impl Gen<'_> {
             self.stmt(&mut out);
         }
         self.floats.truncate(marks.0);
+        while let Some((at, viewed, locked)) = self.views.last().cloned()
+            && at >= marks.1
+        {
+            self.views.pop();
+            if let Some(v) = self.arrays.iter_mut().rev().find(|v| v.name == viewed) {
+                v.locked = locked;
+            }
+        }
         self.arrays.truncate(marks.1);
         self.ints.truncate(marks.2);
         self.closures.truncate(closures);
@@ -59,12 +67,14 @@ impl Gen<'_> {
             1,                           // closure
             1,                           // array map
             if deep { 0 } else { 1 },    // iter_mut
+            2,                           // view
         ];
         match self.rng.weighted(&weights) {
             0 => {
                 let (e, b) = self.fe(3);
                 let (e, b) = self.squash(e, b, 16.0);
                 let name = self.fresh("t");
+                self.note_active(&name, &e);
                 self.floats.push(FVar {
                     name: name.clone(),
                     read: FE::Var(name.clone()),
@@ -87,6 +97,7 @@ impl Gen<'_> {
                     self.fe_capped(2, BASE_CAP)
                 };
                 let name = self.fresh("s");
+                self.note_active(&name, &e);
                 self.floats.push(FVar {
                     name: name.clone(),
                     read: FE::Var(name.clone()),
@@ -123,8 +134,13 @@ impl Gen<'_> {
                     ArrInit::List((0..len).map(|_| self.fe_capped(2, BASE_CAP).0).collect())
                 };
                 let name = self.fresh("l");
+                let active = match &init {
+                    ArrInit::Fill(e, _) => self.is_active(e, &[]),
+                    ArrInit::List(es) => es.iter().all(|e| self.is_active(e, &[])),
+                };
                 self.arrays.push(AVar {
                     name: name.clone(),
+                    active,
                     kind: if vec {
                         AKind::LocalVec
                     } else {
@@ -171,7 +187,8 @@ impl Gen<'_> {
             22 => self.let_collect(out),
             23 => self.let_closure(out),
             24 => self.let_arr_map(out),
-            _ => self.for_iter_mut(out),
+            25 => self.for_iter_mut(out),
+            _ => self.let_view(out),
         }
     }
 
@@ -247,7 +264,7 @@ impl Gen<'_> {
         };
         let mut idx = self.index(a.len);
         // `v[i] += ..` borrows a `Vec` mutably before its index is computed: an index that
-        // reads `v` itself does not compile.
+        // reads `v` itself does not compile (rustc's own rule, without the macro too).
         let text = crate::print::Printer::new(crate::print::Flavor::Ad, self.funcs).ie(&idx);
         if text
             .split(|c: char| !(c.is_alphanumeric() || c == '_'))
@@ -283,18 +300,21 @@ impl Gen<'_> {
     /// An early `return` under a condition.
     pub(super) fn early_return(&mut self, out: &mut Vec<Stmt>) {
         let c = self.cond(1);
-        // `return;` in a function returning `()` is rejected by the macro (a gap the
-        // README does not list), so only functions with a value return early.
-        if self.pair && self.shape == Shape::Vec {
-            // An early `return` of a `Vec` does not compile under the macro ("use of
-            // moved value" in its expansion), so none is generated.
-        } else if self.pair {
+        let r = self.return_stmt();
+        out.push(Stmt::If(c, vec![r], Vec::new()));
+    }
+
+    /// `return value;`, `return (a, b);` (or `[a, b]`, `vec![a, b]`), or `return;` in a
+    /// function returning `()`.
+    pub(super) fn return_stmt(&mut self) -> Stmt {
+        if self.pair {
             let a = self.fe_capped(2, RET_CAP).0;
             let b = self.fe_capped(2, RET_CAP).0;
-            out.push(Stmt::If(c, vec![Stmt::ReturnPair(a, b)], Vec::new()));
+            Stmt::ReturnPair(a, b)
         } else if self.returns {
-            let r = self.fe_capped(2, RET_CAP).0;
-            out.push(Stmt::If(c, vec![Stmt::Return(Some(r))], Vec::new()));
+            Stmt::Return(Some(self.fe_capped(2, RET_CAP).0))
+        } else {
+            Stmt::Return(None)
         }
     }
 
@@ -333,14 +353,10 @@ impl Gen<'_> {
                 out.push(Stmt::LetSum(name, a.name));
             }
             _ => {
-                // No block with a `let` in a macro's arguments: the macro rejects one there.
-                let outer = self.in_cond;
-                self.in_cond = true;
-                let outer_macro = self.in_macro;
+                let outer = self.in_macro;
                 self.in_macro = true;
                 let (e, _) = self.receiver(2, 1e3);
-                self.in_cond = outer;
-                self.in_macro = outer_macro;
+                self.in_macro = outer;
                 out.push(Stmt::Assert(e, self.rng.chance(0.5)));
             }
         }
@@ -376,14 +392,10 @@ impl Gen<'_> {
             out.push(Stmt::Const(name, x));
         } else {
             // Kept as it is by the macro; never runs, so the output stays readable.
-            // No block with a `let` in its arguments: the macro rejects one there.
-            let outer = self.in_cond;
-            self.in_cond = true;
-            let outer_macro = self.in_macro;
+            let outer = self.in_macro;
             self.in_macro = true;
             let (e, _) = self.fe(1);
-            self.in_cond = outer;
-            self.in_macro = outer_macro;
+            self.in_macro = outer;
             let never = Cond::I(Cmp::Gt, IE::Lit(0), IE::Lit(1));
             out.push(Stmt::If(never, vec![Stmt::Print(e)], Vec::new()));
         }
@@ -421,33 +433,39 @@ impl Gen<'_> {
             }
             return;
         }
-        let arrays: Vec<AVar> = self
+        let mut arrays: Vec<(String, usize, f64, bool)> = self
             .arrays
             .iter()
             .filter(|a| matches!(a.kind, AKind::Arr | AKind::LocalArr))
-            .cloned()
+            .map(|a| (a.name.clone(), a.len, a.cap, false))
             .collect();
+        // `let [x, y] = *p;` of a `&[f64; N]`.
+        arrays.extend(
+            self.arr_refs
+                .iter()
+                .map(|(p, n)| (p.clone(), *n, PARAM_CAP, true)),
+        );
         if arrays.is_empty() {
             return;
         }
-        let a = self.rng.pick(&arrays).clone();
-        let n = self.rng.range(1, a.len);
+        let (arr, len, cap, deref) = self.rng.pick(&arrays).clone();
+        let n = self.rng.range(1, len);
         let names: Vec<String> = (0..n).map(|_| self.fresh("d")).collect();
         for name in &names {
             self.floats.push(FVar {
                 name: name.clone(),
                 read: FE::Var(name.clone()),
-                cap: a.cap,
-                base: a.cap,
+                cap,
+                base: cap,
                 spent: 0.0,
                 mutable: false,
             });
         }
         out.push(Stmt::LetArrPat {
             names,
-            rest: n < a.len || self.rng.chance(0.3),
-            arr: a.name,
-            deref: false,
+            rest: n < len || self.rng.chance(0.3),
+            arr,
+            deref,
         });
     }
 
@@ -462,10 +480,10 @@ impl Gen<'_> {
         out.push(Stmt::LetOpt(opt.clone(), c, ie));
         let var = self.fresh("k");
         let inner = self.loops.last().cloned();
-        // `let .. else` must leave: by a `return` of a value (`return;` in a function returning
-        // `()` is left out, see `early_return`), or a `break`/`continue` of the loop around.
-        let leave = if self.returns && !self.pair {
-            Some(Stmt::Return(Some(self.fe_capped(2, RET_CAP).0)))
+        // `let .. else` must leave: by a `return` (of a value, a pair, or none), or a
+        // `break`/`continue` of the loop around.
+        let leave = if inner.is_none() || self.rng.chance(0.5) {
+            Some(self.return_stmt())
         } else {
             match inner {
                 Some(l) if !l.block && l.value_break => {

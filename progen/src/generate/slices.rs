@@ -1,0 +1,196 @@
+//! Slices: arrays, `Vec`s and slices lent to callees that take `&[f64]` (whole or in part),
+//! views bound by `let` (`let row = &m[i * k..(i + 1) * k];`), and `&[f64; N]` parameters.
+
+use super::*;
+
+impl Gen<'_> {
+    /// What can be lent as a `&[f64]` of `n` elements: a slice or view of that length as it
+    /// is, or a part of a slice parameter or a local array or `Vec` long enough.
+    ///
+    /// Only locals that surely carry a derivative: `ad::jvp` of a function that lends a local
+    /// without one panics ("internal error: entered unreachable code: ad: a rule of a function
+    /// with slice arguments cannot be converted to the other mode", in `zero_shadow`), while
+    /// `ad::grad` gives the right answer:
+    ///
+    /// ```text
+    /// #[ad::differentiable]
+    /// fn f40(w0: &[f64], x0: f64) -> f64 { w0[0] * x0 }
+    /// #[ad::differentiable]
+    /// fn g2(x: f64) -> f64 { let l = [1.0, 2.0, 3.0]; f40(&l, x) }
+    /// ```
+    pub(super) fn slice_sources(&self, n: usize) -> Vec<AVar> {
+        self.arrays
+            .iter()
+            .filter(|a| match a.kind {
+                AKind::Slice => a.len >= n,
+                AKind::View => a.len == n && a.active,
+                AKind::LocalArr | AKind::LocalVec => a.len >= n && a.active,
+                _ => false,
+            })
+            .cloned()
+            .collect()
+    }
+
+    pub(super) fn slice_arg(&mut self, n: usize) -> Option<Arg> {
+        let c = self.slice_sources(n);
+        if c.is_empty() {
+            return None;
+        }
+        let a = self.rng.pick(&c).clone();
+        let local = matches!(a.kind, AKind::LocalArr | AKind::LocalVec);
+        Some(
+            if a.kind == AKind::View || (a.len == n && !local && self.rng.chance(0.5)) {
+                Arg::Name(a.name)
+            } else if a.len == n {
+                let p = if local && self.rng.chance(0.5) {
+                    Part::Whole
+                } else if self.rng.chance(0.5) {
+                    Part::Full
+                } else {
+                    Part::Range(0, n)
+                };
+                Arg::Part(a.name, p)
+            } else if self.rng.chance(0.3) {
+                Arg::Part(a.name, Part::To(n))
+            } else {
+                let lo = self.rng.below(a.len - n + 1);
+                Arg::Part(a.name, Part::Range(lo, lo + n))
+            },
+        )
+    }
+
+    /// `let row = &a[lo..hi];` of a slice parameter or a local array or `Vec`, at literal
+    /// bounds or at `i * k..(i + 1) * k`; the local is not written while the view lives.
+    pub(super) fn let_view(&mut self, out: &mut Vec<Stmt>) {
+        let c: Vec<AVar> = self
+            .arrays
+            .iter()
+            .filter(|a| {
+                a.len >= 2 && matches!(a.kind, AKind::Slice | AKind::LocalArr | AKind::LocalVec)
+            })
+            .cloned()
+            .collect();
+        if c.is_empty() {
+            return;
+        }
+        let a = self.rng.pick(&c).clone();
+        let k = self.rng.range(2, a.len);
+        let rows: Vec<IVar> = self
+            .ints
+            .iter()
+            .filter(|i| (i.hi + 1) * k <= a.len)
+            .cloned()
+            .collect();
+        let (lo, hi) = if !rows.is_empty() && self.rng.chance(0.5) {
+            let i = self.rng.pick(&rows).clone();
+            let lo = IE::Mul(Box::new(IE::Var(i.name.clone())), Box::new(IE::Lit(k)));
+            let next = IE::Add(Box::new(IE::Var(i.name)), Box::new(IE::Lit(1)));
+            (lo, IE::Mul(Box::new(next), Box::new(IE::Lit(k))))
+        } else {
+            let s = self.rng.below(a.len - k + 1);
+            (IE::Lit(s), IE::Lit(s + k))
+        };
+        let name = self.fresh("row");
+        if a.kind != AKind::Slice {
+            let at = self.arrays.iter().rposition(|v| v.name == a.name).unwrap();
+            self.views
+                .push((self.arrays.len(), a.name.clone(), self.arrays[at].locked));
+            self.arrays[at].locked = true;
+        }
+        self.arrays.push(AVar {
+            name: name.clone(),
+            kind: AKind::View,
+            active: a.active,
+            len: k,
+            cap: a.cap,
+            base: a.cap,
+            spent: 0.0,
+            locked: true,
+            param_mut: false,
+        });
+        out.push(Stmt::LetView {
+            name,
+            arr: a.name,
+            lo,
+            hi,
+        });
+    }
+
+    /// `p[i]` of a `&[f64; N]` parameter.
+    pub(super) fn arr_ref_read(&mut self) -> Option<(FE, f64)> {
+        if self.arr_refs.is_empty() {
+            return None;
+        }
+        let (p, n) = self.rng.pick(&self.arr_refs).clone();
+        let idx = self.index(n);
+        Some((FE::Index(p, Box::new(idx)), PARAM_CAP))
+    }
+}
+
+impl Gen<'_> {
+    /// Whether `e` surely carries a derivative: it reads an active float or an element of an
+    /// active array through operations that pass a derivative on. What may not (a call, a
+    /// chain, a closure, a step such as `floor`, a float turned into an integer) counts as
+    /// inactive; `also` names more active floats (a closure's parameter).
+    pub(super) fn is_active(&self, e: &FE, also: &[String]) -> bool {
+        let name_active = |n: &String| also.contains(n) || self.active.contains(n);
+        let arr_active = |n: &String| {
+            self.arrays
+                .iter()
+                .rev()
+                .find(|a| &a.name == n)
+                .is_some_and(|a| a.active)
+                || self.arr_refs.iter().any(|r| &r.0 == n)
+        };
+        let go = |x: &FE| self.is_active(x, also);
+        match e {
+            FE::Var(n) | FE::Deref(n) | FE::Field(n, _) => name_active(n),
+            FE::Index(n, _) => arr_active(n),
+            FE::Neg(a) | FE::Rem(a, _) | FE::Powi(a, _) | FE::WithLit(_, a, _) => go(a),
+            FE::Clamp(a, ..) | FE::PowiVar(a, _) => go(a),
+            FE::Unary { name, arg, .. } => {
+                !matches!(
+                    *name,
+                    "signum" | "floor" | "ceil" | "round" | "round_ties_even" | "trunc"
+                ) && go(arg)
+            }
+            FE::Bin(_, a, b) | FE::Binary(_, a, b) => go(a) || go(b),
+            FE::MulAdd(a, b, c) => go(a) || go(b) || go(c),
+            FE::If(_, a, b) | FE::MatchBool(_, a, b) => go(a) || go(b),
+            FE::Match(_, arms) => arms.iter().any(|(_, x)| go(x)),
+            FE::Block(_, _, v) => go(v),
+            FE::MatchPair { first, second, .. } => go(first) || go(second),
+            FE::Lit(_)
+            | FE::ConstF(_)
+            | FE::FromInt(_)
+            | FE::Call(..)
+            | FE::Named(_)
+            | FE::ConstItem(_)
+            | FE::Chain(_)
+            | FE::CallClosure(..) => false,
+        }
+    }
+
+    /// Whether the items a chain collects surely carry a derivative.
+    pub(super) fn chain_active(&self, c: &Chain) -> bool {
+        let arr = |n: &String| self.arrays.iter().rev().any(|a| &a.name == n && a.active);
+        let mut active = match &c.source {
+            Source::Iter { arr: a, .. } | Source::Enumerate(a) | Source::Windows(a, ..) => arr(a),
+            Source::Zip(a, b) => arr(a) && arr(b),
+        };
+        for a in &c.adapters {
+            if let Adapter::Map(names, body) = a {
+                let also: &[String] = if active { names } else { &[] };
+                active = self.is_active(body, also);
+            }
+        }
+        active
+    }
+
+    /// Notes a float local as active if what it is bound to is.
+    pub(super) fn note_active(&mut self, name: &str, init: &FE) {
+        if self.is_active(init, &[]) {
+            self.active.push(name.to_string());
+        }
+    }
+}
