@@ -274,3 +274,133 @@ fn a_dereferenced_element_in_a_closure() {
         sum
     );
 }
+
+// ---- Found by the generator's later coverage (views, lent locals, function arguments). ----
+
+/// A view read in the predicate of a `filter` and in a closure bound by `let`.
+#[differentiable]
+fn view_in_filter(w: &[f64]) -> f64 {
+    let row = &w[1..3];
+    w.iter().copied().filter(|&v| v > row[0]).sum::<f64>()
+}
+
+#[differentiable]
+fn view_in_closure(w: &[f64]) -> f64 {
+    let row = &w[0..2];
+    let h = |u: f64| u * row[0];
+    h(w[1]) + row.iter().copied().filter(|&v| v > 0.0).sum::<f64>()
+}
+
+#[test]
+fn views_read_in_filters_and_closures() {
+    let w = [0.5, -2.0, 3.0];
+    // The elements above w[1] = -2: w[0] and w[2].
+    check_slice_fn(view_in_filter, &w, [1.0, 0.0, 1.0], "view_in_filter");
+    // w[1] w[0] + (the positive of w[0], w[1]: w[0]).
+    check_slice_fn(
+        view_in_closure,
+        &w,
+        [w[1] + 1.0, w[0], 0.0],
+        "view_in_closure",
+    );
+}
+
+/// Both modes of a function of one slice against its gradient.
+fn check_slice_fn(f: fn(&[f64]) -> f64, w: &[f64; 3], expected: [f64; 3], what: &str) {
+    let mut w_bar = [0.0; 3];
+    ad::vjp_into(f, (&w[..],), (&mut w_bar[..],), 1.0);
+    assert_eq!(w_bar, expected, "{what}: reverse");
+    for j in 0..3 {
+        let mut dw = [0.0; 3];
+        dw[j] = 1.0;
+        assert_eq!(
+            ad::jvp(f, (&w[..],), (&dw[..],)).1,
+            expected[j],
+            "{what}: forward {j}"
+        );
+    }
+}
+
+#[differentiable]
+fn affine_of_slice(w: &[f64], x: f64) -> f64 {
+    w[0] * x + w[2]
+}
+
+/// A local array and a part of a local `Vec`, both without a derivative, lent to a function
+/// that takes `&[f64]`: `ad::jvp` panicked making their zero tangents.
+#[differentiable]
+fn lends_constant_locals(x: f64) -> f64 {
+    let l = [1.0, 2.0, 3.0];
+    let v = vec![4.0, 2.0, 3.0, 5.0];
+    affine_of_slice(&l, x) + affine_of_slice(&v[1..], x) * x
+}
+
+#[test]
+fn locals_without_derivative_lent_as_slices() {
+    for x in [-1.0, 0.5, 2.0] {
+        // (x + 3) + (2x + 5) x: the derivative is 1 + 4x + 5.
+        let expected = 1.0 + 4.0 * x + 5.0;
+        assert_eq!(ad::jvp(lends_constant_locals, (x,), (1.0,)).1, expected);
+        assert_eq!(ad::grad(lends_constant_locals, (x,)).0, expected);
+    }
+}
+
+/// A chain over a slice parameter in a condition and in `assert!`.
+#[differentiable]
+fn chain_in_condition(w: &[f64]) -> f64 {
+    assert!(w.iter().map(|&v| v * v).sum::<f64>() >= 0.0);
+    if w.iter().map(|&v| v).sum::<f64>() >= 0.5 {
+        return w[0] * w[1];
+    }
+    w[2]
+}
+
+#[test]
+fn chains_in_conditions_and_assertions() {
+    // The sum 1.5 >= 0.5: w0 w1.
+    check_slice_fn(
+        chain_in_condition,
+        &[0.5, -2.0, 3.0],
+        [-2.0, 0.5, 0.0],
+        "taken",
+    );
+    // The sum -4.5: w2.
+    check_slice_fn(
+        chain_in_condition,
+        &[0.5, -2.0, -3.0],
+        [0.0, 0.0, 1.0],
+        "not taken",
+    );
+}
+
+#[differentiable]
+fn squared(x: f64) -> f64 {
+    x * x
+}
+
+#[differentiable]
+fn apply_scaled(g: fn(f64) -> f64, x: f64, c: ad::Const<&[f64]>) -> f64 {
+    g(x) * c[0]
+}
+
+/// An `ad::Const` slice passed on to a function that takes a function.
+#[differentiable]
+fn passes_const_on(c: ad::Const<&[f64]>, x: f64) -> f64 {
+    apply_scaled(squared, x, c)
+}
+
+#[test]
+fn a_constant_slice_passed_with_a_function() {
+    let c = [3.0, 1.0];
+    for x in [-1.5, 0.5, 2.0] {
+        // 3 x^2: the derivative is 6x.
+        let (_, t) = ad::jvp(
+            passes_const_on,
+            (ad::Const(&c[..]), x),
+            (ad::NoTangent, 1.0),
+        );
+        assert_eq!(t, 6.0 * x);
+        let (_, g) = ad::grad(passes_const_on, (ad::Const(&c[..]), x));
+        assert_eq!(g, 6.0 * x);
+    }
+}

@@ -409,17 +409,21 @@ impl<'a> Forward<'a> {
                         }
                     })
                     .collect();
-                // A local `Vec` or array is lent as a slice, with its tangent.
+                // A local `Vec` or array is lent as a slice, with its tangent; one without a
+                // derivative with a zero tangent of its own shape, bound before the call.
                 let mut pargs = pargs;
+                let mut zeros = TokenStream::new();
                 for (k, a) in args.iter().enumerate() {
                     if lent[k] != crate::ir::Lent::No {
-                        pargs[k] = slice_of(k, pargs[k].clone());
                         targs[k] = if self.active(*a) {
                             slice_of(k, targs[k].clone())
                         } else {
+                            let z = hyg(format!("__zl{}_{k}", out.0));
                             let p = &pargs[k];
-                            quote!(#krate::__private::zero_shadow(&#p))
+                            zeros.extend(quote!(let #z = #krate::__private::zero(&#p);));
+                            slice_of(k, quote!(#z))
                         };
+                        pargs[k] = slice_of(k, pargs[k].clone());
                     }
                 }
                 // A `&mut [T]` output passed on is lent to the callee, with its tangents.
@@ -483,7 +487,7 @@ impl<'a> Forward<'a> {
                     quote!((#(#pargs,)*), (#(#targs,)*)),
                     (callee, None, partial.as_ref()),
                 );
-                quote!(let (#v, #d) = #call;)
+                quote!(#zeros let (#v, #d) = #call;)
             }
             Inst::Cast { out, a, ty, via } => {
                 let pa = self.p(*a, al);

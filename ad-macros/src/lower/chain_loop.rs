@@ -117,8 +117,9 @@ impl Lower {
                 None => quote!(::core::option::Option::None),
             };
             let (recv, pred) = (&m.receiver, &m.args[0]);
+            // Views read in the chain or the predicate stand for what they view, as elsewhere.
             let tokens = self.strip_element_derefs(
-                quote!(#krate::__private::filter_mask(#before, #recv, #pred)),
+                self.expand_views(quote!(#krate::__private::filter_mask(#before, #recv, #pred))),
                 bound,
             );
             let reads = self.reads_of(&tokens);

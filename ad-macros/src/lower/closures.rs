@@ -53,7 +53,7 @@ impl Lower {
         });
         // As written, but for `*x` of an enclosing loop's element, which is a value there.
         out.push(Inst::Verbatim {
-            tokens: self.strip_element_derefs(local.to_token_stream(), &params),
+            tokens: self.strip_element_derefs(self.expand_views(local.to_token_stream()), &params),
             reads: captures.iter().map(|(_, v)| *v).collect(),
             may_write: false,
             item: false,

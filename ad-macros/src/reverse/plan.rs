@@ -427,14 +427,16 @@ impl<'a> Reverse<'a> {
                 ..
             } = inst
                 && self.active(*out)
-                && !functions.contains(&true)
             {
+                // A function item in place (a partial application) is no argument of the rule.
                 let again: Vec<Option<TokenStream>> = args
                     .iter()
                     .zip(lent)
-                    .map(|(a, lent)| match defs.get(&a.0) {
+                    .zip(functions)
+                    .map(|((a, lent), function)| match defs.get(&a.0) {
                         Some(Src::Inline(t))
-                            if *lent == crate::ir::Lent::No
+                            if !function
+                                && *lent == crate::ir::Lent::No
                                 && !self.slice_reads.contains_key(&a.0)
                                 && copied_read(*a) =>
                         {

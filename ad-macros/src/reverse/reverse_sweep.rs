@@ -502,14 +502,19 @@ impl<'a> Reverse<'a> {
                     let rec = match self.call_args.get(&out.0) {
                         Some(again) => {
                             let mut k = 0;
-                            let fields = again.iter().map(|t| match t {
-                                Some(t) => quote!(::core::clone::Clone::clone(&#t)),
-                                None => {
-                                    let idx = syn::Index::from(k);
-                                    k += 1;
-                                    quote!(#r.0.#idx)
-                                }
-                            });
+                            // A function item in place is no argument of the rule.
+                            let fields = again
+                                .iter()
+                                .zip(functions)
+                                .filter(|(_, function)| !**function)
+                                .map(|(t, _)| match t {
+                                    Some(t) => quote!(::core::clone::Clone::clone(&#t)),
+                                    None => {
+                                        let idx = syn::Index::from(k);
+                                        k += 1;
+                                        quote!(#r.0.#idx)
+                                    }
+                                });
                             let fields: Vec<TokenStream> = fields.collect();
                             quote!(((#(#fields,)*), #r.1))
                         }
