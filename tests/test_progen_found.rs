@@ -349,7 +349,7 @@ fn locals_without_derivative_lent_as_slices() {
 #[differentiable]
 fn chain_in_condition(w: &[f64]) -> f64 {
     assert!(w.iter().map(|&v| v * v).sum::<f64>() >= 0.0);
-    if w.iter().map(|&v| v).sum::<f64>() >= 0.5 {
+    if w.iter().map(|&v| v + 0.0).sum::<f64>() >= 0.5 {
         return w[0] * w[1];
     }
     w[2]
