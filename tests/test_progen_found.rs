@@ -329,6 +329,7 @@ fn affine_of_slice(w: &[f64], x: f64) -> f64 {
 /// A local array and a part of a local `Vec`, both without a derivative, lent to a function
 /// that takes `&[f64]`: `ad::jvp` panicked making their zero tangents.
 #[differentiable]
+#[allow(clippy::useless_vec)] // a local `Vec` is what the test lends
 fn lends_constant_locals(x: f64) -> f64 {
     let l = [1.0, 2.0, 3.0];
     let v = vec![4.0, 2.0, 3.0, 5.0];
@@ -402,5 +403,36 @@ fn a_constant_slice_passed_with_a_function() {
         assert_eq!(t, 6.0 * x);
         let (_, g) = ad::grad(passes_const_on, (ad::Const(&c[..]), x));
         assert_eq!(g, 6.0 * x);
+    }
+}
+
+/// No derivative of its own: a rule registered at run time gives it one.
+fn cubed(x: f64) -> f64 {
+    x * x * x
+}
+
+#[differentiable]
+fn apply_twice(g: fn(f64) -> f64, x: f64) -> f64 {
+    g(x) * 2.0
+}
+
+#[differentiable]
+fn applies_cubed(x: f64) -> f64 {
+    apply_twice(cubed, x) + x
+}
+
+/// A function passed to a `fn(f64) -> f64` parameter whose only rule is registered at run time:
+/// the call through the parameter resolved by the pointer's address, under which no rule was
+/// registered, and panicked. It now resolves by the function item the caller passes.
+#[test]
+fn a_run_time_rule_reached_through_a_function_pointer_parameter() {
+    let _forward =
+        ad::rules::register_forward(cubed, |x: f64, dx: f64| (x * x * x, 3.0 * x * x * dx));
+    let _reverse = ad::rules::register_reverse(cubed, |x: f64, _: f64, bar: f64| 3.0 * x * x * bar);
+    for x in [-1.0, 0.5, 2.0] {
+        // 2 x^3 + x: the derivative is 6 x^2 + 1.
+        let expected = 6.0 * x * x + 1.0;
+        assert_eq!(ad::jvp(applies_cubed, (x,), (1.0,)).1, expected);
+        assert_eq!(ad::grad(applies_cubed, (x,)).0, expected);
     }
 }

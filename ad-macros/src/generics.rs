@@ -205,8 +205,11 @@ pub fn impl_fn(ty: &syn::Type) -> Option<&syn::TypeImplTrait> {
     }
 }
 
-/// `generics` with a named type parameter for each `impl Fn(..)` parameter of `sig`, and each
-/// such parameter's type replaced by it: the derivatives need the function's type by name.
+/// `generics` with a named type parameter for each `impl Fn(..)` or `fn(..)` parameter of
+/// `sig`, and each such parameter's type replaced by it: the derivatives need the function's
+/// type by name. A caller's derivative passes the function item itself (decision 10), so a
+/// `fn(..)` pointer parameter is the item there, and a call of it resolves by the item's
+/// identity, run-time rules and all, not by an address.
 pub fn name_impl_fns(sig: &syn::Signature) -> (syn::Generics, Vec<Option<syn::Type>>) {
     let mut generics = sig.generics.clone();
     let types = sig
@@ -214,16 +217,39 @@ pub fn name_impl_fns(sig: &syn::Signature) -> (syn::Generics, Vec<Option<syn::Ty
         .iter()
         .enumerate()
         .map(|(i, arg)| match arg {
-            syn::FnArg::Typed(pt) => impl_fn(&pt.ty).map(|t| {
+            syn::FnArg::Typed(pt) => {
                 let ident = Ident::new(&format!("__AdFn{i}"), Span::mixed_site());
-                let bounds = &t.bounds;
-                generics.params.push(syn::parse_quote!(#ident: #bounds));
-                syn::parse_quote!(#ident)
-            }),
+                if let Some(t) = impl_fn(&pt.ty) {
+                    let bounds = &t.bounds;
+                    generics.params.push(syn::parse_quote!(#ident: #bounds));
+                    Some(syn::parse_quote!(#ident))
+                } else if let Some(f) = fn_pointer(&pt.ty) {
+                    let inputs = f.inputs.iter().map(|a| &a.ty);
+                    let output = &f.output;
+                    generics
+                        .params
+                        .push(syn::parse_quote!(#ident: ::core::ops::Fn(#(#inputs),*) #output));
+                    Some(syn::parse_quote!(#ident))
+                } else {
+                    None
+                }
+            }
             syn::FnArg::Receiver(_) => None,
         })
         .collect();
     (generics, types)
+}
+
+/// A parameter type `fn(..) -> ..`.
+fn fn_pointer(ty: &syn::Type) -> Option<&syn::TypeFnPtr> {
+    match ty {
+        syn::Type::FnPtr(f) if f.variadic.is_none() && f.abi.is_none() && f.unsafety.is_none() => {
+            Some(f)
+        }
+        syn::Type::Paren(p) => fn_pointer(&p.elem),
+        syn::Type::Group(g) => fn_pointer(&g.elem),
+        _ => None,
+    }
 }
 
 /// An `impl Trait` inside a parameter's type.
