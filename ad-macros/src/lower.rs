@@ -220,10 +220,22 @@ impl Lower {
                         .unwrap_or(&pt.ty);
                     let slice = slice_of(ty).filter(|(_, e)| supported_value_type(e));
                     let function = crate::generics::is_function_type(ty, &functions);
+                    // A function behind a trait object: an error below, and its calls are not
+                    // reported again.
+                    let dyn_fn = trait_object_in(ty).is_some_and(|object| {
+                        object.bounds.iter().any(|b| matches!(b, syn::TypeParamBound::Trait(t) if t.path.segments.last().is_some_and(|s| matches!(s.ident.to_string().as_str(), "Fn" | "FnMut" | "FnOnce"))))
+                    });
                     if function {
                         // Checked by rustc where the function is called.
                     } else if held.is_some() && slice.is_some_and(|(m, _)| m) {
                         self.errors.push(err(&pt.ty, "a slice the function writes cannot be held constant: take it as `&mut [T]`, whose derivative is taken, or take the data as `Const<&[T]>` and write a slice of your own"));
+                    } else if let Some(object) = trait_object_in(ty) {
+                        let message = if dyn_fn {
+                            "#[differentiable] cannot differentiate through a function behind a trait object (`dyn Fn`): its derivative is found by the function's own type, which a trait object hides; take it as a generic parameter (`f: impl Fn(f64) -> f64`, or `F: Fn(f64) -> f64`) and pass a named function"
+                        } else {
+                            "#[differentiable] cannot differentiate through a trait object (`dyn Trait`): its methods have no derivative the registry can find; pass the values it would compute, or call a function (with #[differentiable] or a #[custom_rule]) that computes them"
+                        };
+                        self.errors.push(err(object, message));
                     } else if slice.is_none() && !supported_value_type(ty) {
                         self.errors.push(err(&pt.ty, "#[differentiable] supports parameters that are floats, integers, bools, arrays `[T; N]`, `Vec<T>`, tuples of these, `&[T]`, `&mut [T]`, `&[T; N]`, `&mut [T; N]`, and `ad::Const<T>` of a `&[T]` or of a value; pass the values in one of those"));
                     }
@@ -245,7 +257,7 @@ impl Lower {
                     );
                     let var = self.new_var(ident, Some(declared.clone()), mutable);
                     self.bind(var);
-                    if function {
+                    if function || dyn_fn {
                         self.vars[var.0 as usize].known_inactive = true;
                         self.function_vars.push(var);
                     }
@@ -548,4 +560,25 @@ fn maybe_unit(e: &Expr) -> bool {
 
 fn diverges_syntactically(e: &Expr) -> bool {
     matches!(e, Expr::Return(_) | Expr::Break(_) | Expr::Continue(_))
+}
+
+/// A trait object inside a parameter's type (`&dyn Fn(f64) -> f64`, `Box<dyn Energy>`).
+fn trait_object_in(ty: &Type) -> Option<&syn::TypeTraitObject> {
+    match ty {
+        Type::TraitObject(t) => Some(t),
+        Type::Reference(r) => trait_object_in(&r.elem),
+        Type::Paren(p) => trait_object_in(&p.elem),
+        Type::Group(g) => trait_object_in(&g.elem),
+        Type::Slice(s) => trait_object_in(&s.elem),
+        Type::Array(a) => trait_object_in(&a.elem),
+        Type::Tuple(t) => t.elems.iter().find_map(trait_object_in),
+        Type::Path(p) => p.path.segments.iter().find_map(|s| match &s.arguments {
+            syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+                syn::GenericArgument::Type(t) => trait_object_in(t),
+                _ => None,
+            }),
+            _ => None,
+        }),
+        _ => None,
+    }
 }
