@@ -1,6 +1,6 @@
 //! Differentiates numerics code written generically over the float type, the way optimisation
 //! test functions are written (`T: num_traits::Float + FromPrimitive`), at `f64` and at `f32`,
-//! and checks each gradient against a hand-written one.
+//! also over a const length (`[T; N]`), and checks each gradient against a hand-written one.
 //!
 //! Run it with `cargo run --release --example generic`.
 
@@ -28,6 +28,13 @@ fn booth<T: Float + FromPrimitive>(x: T, y: T) -> T {
 #[differentiable]
 fn square<T: Float>(v: T) -> T {
     v * v
+}
+
+/// The sphere function over a fixed-length point, generic over the float type and the length:
+/// `sum x_i^2`. Each length registers its derivatives the first time one is asked for.
+#[differentiable]
+fn sphere<T: Float, const N: usize>(x: [T; N]) -> T {
+    x.iter().fold(T::zero(), |s, &v| s + v * v)
 }
 
 /// Rastrigin's gradient by hand: `2 x_i + 2 pi A sin(2 pi x_i)`.
@@ -85,4 +92,12 @@ fn main() {
         "booth::<f32> minimised by gradient descent: ({x:.4}, {y:.4}); the minimum is at (1, 3)"
     );
     assert!((x - 1.0).abs() < 1e-3 && (y - 3.0).abs() < 1e-3);
+
+    // A const length: the gradient of the sphere function is 2 x, at any length and float type.
+    let (_, (g3,)) = ad::value_and_grad(sphere::<f64, 3>, (point,));
+    println!("sphere::<f64, 3> at {point:?}: gradient {g3:?}");
+    assert_eq!(g3, point.map(|v| 2.0 * v));
+    let (_, (g2,)) = ad::value_and_grad(sphere::<f32, 2>, ([1.5_f32, -0.5],));
+    println!("sphere::<f32, 2> at [1.5, -0.5]: gradient {g2:?}");
+    assert_eq!(g2, [3.0, -1.0]);
 }
