@@ -436,3 +436,22 @@ fn a_run_time_rule_reached_through_a_function_pointer_parameter() {
         assert_eq!(ad::grad(applies_cubed, (x,)).0, expected);
     }
 }
+
+/// Float methods called through a type parameter (`T::sin(x)`): compiled, and the derivative
+/// panicked at run time looking for a rule of `<f64 as Float>::sin`.
+#[differentiable]
+fn through_the_type<T: num_traits::Float>(x: T) -> T {
+    T::sin(x) * T::powi(x, 2) + T::max(x, T::zero())
+}
+
+#[test]
+fn float_methods_called_through_a_type_parameter() {
+    for x in [-0.75_f64, 0.5, 2.0] {
+        // sin(x) x^2 + max(x, 0): cos(x) x^2 + 2 x sin(x) + [x > 0].
+        let expected = x.cos() * x * x + 2.0 * x * x.sin() + if x > 0.0 { 1.0 } else { 0.0 };
+        let (_, t) = ad::jvp(through_the_type::<f64>, (x,), (1.0,));
+        assert!((t - expected).abs() <= 1e-14, "{x}: {t} {expected}");
+        let g = ad::grad(through_the_type::<f64>, (x,)).0;
+        assert!((g - expected).abs() <= 1e-14, "{x}: {g} {expected}");
+    }
+}

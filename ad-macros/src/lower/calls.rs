@@ -188,8 +188,9 @@ impl Lower {
                 self.errors.push(err(&c.func, format!("#[differentiable] cannot call `{first}`: it is a local variable (a closure or a function pointer), and the registry finds derivatives of named functions only; write it as a named `fn` and call that")));
                 return self.dummy(out, c.span());
             }
+            // `f64::sin(x)`, and `T::sin(x)` of a float type parameter (`Float::sin`).
             if let [ty, method] = segs.as_slice()
-                && prims::is_float_type_name(ty)
+                && (prims::is_float_type_name(ty) || self.type_params.contains(ty))
                 && let Some(prim) = prims::lookup(method)
             {
                 let n = match prim.shape {
@@ -222,6 +223,16 @@ impl Lower {
                     args: vals,
                 });
                 return v;
+            }
+            // Another function of a type parameter's traits with arguments (`T::abs_sub(x, y)`,
+            // `T::powf` is differentiated above): a trait's method, which has no derivative the
+            // registry can find (it would panic when the derivative runs).
+            if let [ty, method] = segs.as_slice()
+                && self.type_params.contains(ty)
+                && !c.args.is_empty()
+            {
+                self.errors.push(err(&c.func, format!("#[differentiable] does not differentiate `{ty}::{method}`, a function of `{ty}`'s traits, which has no derivative it can find: write it with the float methods it differentiates (listed in the README, also as `{ty}::sin(x)`), or call a function of your own that has #[differentiable] or a #[custom_rule]")));
+                return self.dummy(out, c.span());
             }
         }
         // A reference to an array is differentiated as a copy of the array, which the callee
