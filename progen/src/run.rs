@@ -59,7 +59,7 @@ impl Runner {
         let root = self.root().canonicalize()?;
         let manifest = format!(
             "[package]\nname = \"progen-{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\nad = {{ path = {:?} }}\nnum-dual = {{ version = \"0.15\", default-features = false }}\n\n\
+             [dependencies]\nad = {{ path = {:?} }}\nnum-dual = {{ version = \"0.15\", default-features = false }}\nnum-traits = \"0.2\"\n\n\
              [profile.dev]\ndebug = false\n\n[workspace]\n",
             root.display().to_string()
         );

@@ -16,10 +16,15 @@ impl Gen<'_> {
     /// An earlier function that returns a value (`value`) or any; none with `&mut` outputs in
     /// an expression (a borrow there may clash with a read of the same output).
     pub(super) fn callee(&mut self, value: bool) -> Option<usize> {
+        // A generic function calls none (it would have to pass `T` on); the others call
+        // generic functions at their own float type.
+        if self.generic {
+            return None;
+        }
         let candidates: Vec<usize> = (0..self.funcs.len())
             .filter(|&i| {
                 let f = &self.funcs[i];
-                f.single == self.single
+                (f.generic || f.single == self.single)
                     && (!value || (f.returns && !f.pair))
                     && (!f.pair || f.pair_shape == Shape::Tuple)
                     && f.params.iter().all(|p| match p.ty {
@@ -73,6 +78,7 @@ impl Gen<'_> {
                 let runtime = matches!(f.deriv, Deriv::RuntimeForward | Deriv::RuntimeReverse);
                 f.single == self.single
                     && !(form == 2 && runtime)
+                    && !f.generic
                     && f.returns
                     && !f.pair
                     && f.params.len() == 1
