@@ -153,6 +153,8 @@ impl<'a> Printer<'a> {
         //     fn h(x: f64) -> f64 { square(x) }
         match (self.flavor, f.generic) {
             (Flavor::Ad, false) => format!("crate::m{}::{}", f.module, name),
+            // From a generic function, at its `T`, inferred.
+            (Flavor::Ad, true) if self.generic => format!("crate::m{}::{}", f.module, name),
             (Flavor::Ad, true) => format!("crate::m{}::{}::<f64>", f.module, name),
             (Flavor::Dual, false) => format!("crate::oracle::{name}"),
             (Flavor::Dual, true) => format!("crate::oracle::{name}_f64"),

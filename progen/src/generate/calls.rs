@@ -16,16 +16,16 @@ impl Gen<'_> {
     /// An earlier function that returns a value (`value`) or any; none with `&mut` outputs in
     /// an expression (a borrow there may clash with a read of the same output).
     pub(super) fn callee(&mut self, value: bool) -> Option<usize> {
-        // A generic function calls none (it would have to pass `T` on); the others call
-        // generic functions at their own float type.
-        if self.generic {
-            return None;
-        }
         let candidates: Vec<usize> = (0..self.funcs.len())
             .filter(|&i| {
                 let f = &self.funcs[i];
-                (f.generic || f.single == self.single)
-                    && (!value || (f.returns && !f.pair))
+                // A generic function calls generic functions (at its `T`); the others call
+                // functions of their float type and generic ones at it.
+                (if self.generic {
+                    f.generic
+                } else {
+                    f.generic || f.single == self.single
+                }) && (!value || (f.returns && !f.pair))
                     && (!f.pair || f.pair_shape == Shape::Tuple)
                     && f.params.iter().all(|p| match p.ty {
                         Ty::F | Ty::U(_) | Ty::Pair | Ty::Bool | Ty::Char | Ty::I32(..) => true,
