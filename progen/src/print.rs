@@ -325,7 +325,13 @@ impl<'a> Printer<'a> {
             }
             Stmt::AssignElem(name, i, op, e) => {
                 let (i, e) = (self.ie(i), self.fe(e));
-                if self.flavor == Flavor::Dual && *op != AssignOp::Set {
+                // On a `T` too, where `+=` is `AddAssign` (rustc's rule: a `Vec` indexed on
+                // the left is borrowed mutably before the right side reads it).
+                let reads = e
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .any(|w| w == name);
+                if (self.flavor == Flavor::Dual || (self.generic && reads)) && *op != AssignOp::Set
+                {
                     // `a[i] += ..a[j]..` borrows `a` twice when `+=` is a trait method.
                     self.line(&format!(
                         "{{ let rhs = {e}; {name}[{i}] {} rhs; }}",

@@ -163,7 +163,7 @@ pub fn first_error(stderr: &str, source: &str) -> Option<(String, String)> {
         let rest = l
             .strip_prefix("pub fn ")
             .or_else(|| l.strip_prefix("fn "))?;
-        let name = rest.split('(').next()?;
+        let name = rest.split(['(', '<']).next()?;
         let name = name.strip_prefix("check_").unwrap_or(name);
         // A rule's error is its function's.
         let name = ["_forward", "_reverse", "_augmented"]
