@@ -288,7 +288,14 @@ impl<'a> Printer<'a> {
                 self.line(&format!("let mut {name}{t} = {v}[{body}];"));
             }
             Stmt::LetSum(name, arr) => {
-                self.line(&format!("let {name}: {ft} = {arr}.iter().sum();"));
+                if self.flavor == Flavor::Dual {
+                    // From -0.0, as std's float `Sum` (see `Printer::chain`).
+                    self.line(&format!(
+                        "let {name}: {ft} = {arr}.iter().fold(pm::lit(-0.0), |acc, &v| acc + v);"
+                    ));
+                } else {
+                    self.line(&format!("let {name}: {ft} = {arr}.iter().sum();"));
+                }
             }
             Stmt::LetLoop {
                 name,
@@ -854,6 +861,12 @@ impl<'a> Printer<'a> {
         }
         let item = c.items_before(c.adapters.len());
         match &c.consumer {
+            // std's float `Sum` starts at -0.0 (an empty sum is -0.0, and `signum` of it is -1);
+            // num-dual's starts at 0.0, so the oracle folds from -0.0.
+            Consumer::Sum if self.flavor == Flavor::Dual => {
+                let v = if item == Item::Ref { "&v" } else { "v" };
+                s.push_str(&format!(".fold(pm::lit(-0.0), |acc, {v}| acc + v)"));
+            }
             Consumer::Sum => s.push_str(&format!(".sum::<{ft}>()")),
             Consumer::Product => s.push_str(&format!(".product::<{ft}>()")),
             Consumer::Fold {
