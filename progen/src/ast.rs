@@ -100,6 +100,9 @@ pub struct Func {
     pub pair_shape: Shape,
     /// Over `f32` instead of `f64` (and checked against `Dual32`).
     pub single: bool,
+    /// Generic over `T: num_traits::Float + num_traits::NumAssign`, printed with `T` for the
+    /// float type, and checked at `f64` and at `f32`.
+    pub generic: bool,
     pub body: Vec<Stmt>,
     pub tail: Option<FE>,
     pub tail2: Option<FE>,

@@ -70,13 +70,26 @@ fn source_with(funcs: &[Func], seed: u64, points: usize, test: Option<(&str, usi
     }
     s.push_str("}\n\n");
 
-    // The oracle.
+    // The oracle; a generic function twice, as `name_f64` and `name_f32`.
     s.push_str("pub mod oracle {\n    use super::*;\n\n");
     for f in funcs {
-        let mut p = Printer::new(Flavor::Dual, funcs);
-        p.function(f, false);
-        s.push_str(&p.finish());
-        s.push('\n');
+        let copies = if f.generic {
+            let mut at = f.clone();
+            at.generic = false;
+            at.name = format!("{}_f64", f.name);
+            let mut single = at.clone();
+            // Printed over f64, then made f32 word by word: `name_f64` becomes `name_f32`.
+            single.single = true;
+            vec![at, single]
+        } else {
+            vec![f.clone()]
+        };
+        for c in &copies {
+            let mut p = Printer::new(Flavor::Dual, funcs);
+            p.function(c, false);
+            s.push_str(&p.finish());
+            s.push('\n');
+        }
     }
     s.push_str("}\n\n");
 
@@ -292,13 +305,41 @@ fn augmented(f: &Func) -> String {
 
 /// The checks of one function at `POINTS` points.
 fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
-    let mut s = String::new();
     if f.takes_fn() {
-        return s;
+        return String::new();
     }
     let path = format!("crate::m{}::{}", f.module, f.name);
+    if !f.generic {
+        return check_as(f, k, &f.name, &path, &format!("crate::oracle::{}", f.name));
+    }
+    // A generic function: checked at f64 and then at f32, against the oracle's two copies.
+    let mut at = f.clone();
+    at.generic = false;
+    let mut s = String::new();
+    for (ty, single) in [("f64", false), ("f32", true)] {
+        at.single = single;
+        s.push_str(&check_as(
+            &at,
+            k,
+            &format!("{}_{ty}", f.name),
+            &format!("{path}::<{ty}>"),
+            &format!("crate::oracle::{}_{ty}", f.name),
+        ));
+    }
+    writeln!(
+        s,
+        "fn check_{0}(ck: &mut Check) {{\n    check_{0}_f64(ck);\n    check_{0}_f32(ck);\n}}\n",
+        f.name
+    )
+    .unwrap();
+    s
+}
+
+/// The check of `f` as `check_{name}`, of `path` against `oracle`.
+fn check_as(f: &Func, k: usize, name: &str, path: &str, oracle: &str) -> String {
+    let mut s = String::new();
     let has_out = f.params.iter().any(|p| matches!(p.ty, Ty::Out(_)));
-    writeln!(s, "fn check_{}(ck: &mut Check) {{", f.name).unwrap();
+    writeln!(s, "fn check_{name}(ck: &mut Check) {{").unwrap();
     if f.single {
         // The same code, over f32 and num-dual's Dual32.
         s.push_str("    use crate::pm32 as pm;\n    type D = crate::pm32::D;\n    ck.single();\n");
@@ -430,13 +471,7 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
     }
     writeln!(body, "pm::reset();").unwrap();
     let or = if f.returns { "or" } else { "_or" };
-    writeln!(
-        body,
-        "let {or} = crate::oracle::{}({});",
-        f.name,
-        oracle_args.join(", ")
-    )
-    .unwrap();
+    writeln!(body, "let {or} = {oracle}({});", oracle_args.join(", ")).unwrap();
     writeln!(body, "let mut seen: Vec<D> = Vec::new();").unwrap();
     for p in parts {
         writeln!(body, "seen.push(or{p});").unwrap();

@@ -92,6 +92,7 @@ pub fn generate(seed: u64, count: usize) -> Vec<Func> {
         let mut g_rng = Rng::new(rng.next_u64());
         let mut g = generate::Gen::new(&mut g_rng, &funcs, opts);
         g.single = !with_rule && rng.chance(0.15);
+        g.generic = !with_rule && !g.single && rng.chance(0.1);
         let (params, returns) = g.signature(with_rule);
         let pair = returns && !with_rule && rng.chance(0.12);
         let mut f = g.function(format!("f_{k}"), params, returns, pair);

@@ -26,6 +26,9 @@ pub struct Printer<'a> {
     shape: Shape,
     /// The label of the loop printed next (`'label: `).
     label: Option<String>,
+    /// Printing a generic function for ad: `T` for the float type, and every float literal
+    /// as `T::from(x).unwrap()`.
+    generic: bool,
 }
 
 fn wrap(shape: Shape, a: &str, b: &str) -> String {
@@ -79,6 +82,7 @@ impl<'a> Printer<'a> {
             indent: 0,
             shape: Shape::Tuple,
             label: None,
+            generic: false,
         }
     }
 
@@ -88,6 +92,7 @@ impl<'a> Printer<'a> {
 
     fn float_ty(&self) -> &'static str {
         match self.flavor {
+            Flavor::Ad if self.generic => "T",
             Flavor::Ad => "f64",
             Flavor::Dual => "D",
         }
@@ -135,18 +140,41 @@ impl<'a> Printer<'a> {
 
     /// The path of a function from anywhere in the generated crate.
     pub fn path(&self, name: &str) -> String {
-        match self.flavor {
-            Flavor::Ad => {
-                let f = self.funcs.iter().find(|f| f.name == name).expect("callee");
-                format!("crate::m{}::{}", f.module, name)
-            }
-            Flavor::Dual => format!("crate::oracle::{name}"),
+        let f = self.funcs.iter().find(|f| f.name == name).expect("callee");
+        // A generic callee at the caller's float type: spelled out for ad (callers over `f32`
+        // have their `f64` replaced by `f32`, so they name `f::<f32>` and the oracle's copy
+        // `f_f32`). The type is not left to inference: a call `square(x)` of a generic function
+        // from a function over `f64` does not compile under the macro (E0283 "type annotations
+        // needed"; `square::<f64>(x)` does, and so does `square(x)` from a generic function):
+        //
+        //     #[ad::differentiable]
+        //     fn square<T: num_traits::Float>(v: T) -> T { v * v }
+        //     #[ad::differentiable]
+        //     fn h(x: f64) -> f64 { square(x) }
+        match (self.flavor, f.generic) {
+            (Flavor::Ad, false) => format!("crate::m{}::{}", f.module, name),
+            // From a generic function, at its `T`, inferred.
+            (Flavor::Ad, true) if self.generic => format!("crate::m{}::{}", f.module, name),
+            (Flavor::Ad, true) => format!("crate::m{}::{}::<f64>", f.module, name),
+            (Flavor::Dual, false) => format!("crate::oracle::{name}"),
+            (Flavor::Dual, true) => format!("crate::oracle::{name}_f64"),
+        }
+    }
+
+    /// A float literal for ad.
+    fn flit(&self, x: f64) -> String {
+        if self.generic {
+            format!("T::from({}).unwrap()", lit(x))
+        } else {
+            lit(x)
         }
     }
 
     pub fn function(&mut self, f: &Func, attribute: bool) {
         let start = self.out.len();
+        self.generic = f.generic && self.flavor == Flavor::Ad;
         self.function_f64(f, attribute);
+        self.generic = false;
         if f.single {
             let text = self.out.split_off(start);
             self.out.push_str(&single(&text, self.flavor));
@@ -177,7 +205,9 @@ impl<'a> Printer<'a> {
             String::new()
         };
         // A function parameter of the generic form is a type parameter.
-        let generics = if f.params.iter().any(|p| p.ty == Ty::FnArg(0)) {
+        let generics = if self.generic {
+            "<T: num_traits::Float + num_traits::NumAssign>".to_string()
+        } else if f.params.iter().any(|p| p.ty == Ty::FnArg(0)) {
             let fl = self.float_ty();
             format!("<G0: Fn({fl}) -> {fl}>")
         } else {
@@ -258,7 +288,14 @@ impl<'a> Printer<'a> {
                 self.line(&format!("let mut {name}{t} = {v}[{body}];"));
             }
             Stmt::LetSum(name, arr) => {
-                self.line(&format!("let {name}: {ft} = {arr}.iter().sum();"));
+                if self.flavor == Flavor::Dual {
+                    // From -0.0, as std's float `Sum` (see `Printer::chain`).
+                    self.line(&format!(
+                        "let {name}: {ft} = {arr}.iter().fold(pm::lit(-0.0), |acc, &v| acc + v);"
+                    ));
+                } else {
+                    self.line(&format!("let {name}: {ft} = {arr}.iter().sum();"));
+                }
             }
             Stmt::LetLoop {
                 name,
@@ -295,7 +332,13 @@ impl<'a> Printer<'a> {
             }
             Stmt::AssignElem(name, i, op, e) => {
                 let (i, e) = (self.ie(i), self.fe(e));
-                if self.flavor == Flavor::Dual && *op != AssignOp::Set {
+                // On a `T` too, where `+=` is `AddAssign` (rustc's rule: a `Vec` indexed on
+                // the left is borrowed mutably before the right side reads it).
+                let reads = e
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .any(|w| w == name);
+                if (self.flavor == Flavor::Dual || (self.generic && reads)) && *op != AssignOp::Set
+                {
                     // `a[i] += ..a[j]..` borrows `a` twice when `+=` is a trait method.
                     self.line(&format!(
                         "{{ let rhs = {e}; {name}[{i}] {} rhs; }}",
@@ -592,6 +635,7 @@ impl<'a> Printer<'a> {
     fn receiver(&self, e: &FE) -> String {
         match e {
             FE::Lit(x) => match self.flavor {
+                Flavor::Ad if self.generic => self.flit(*x),
                 Flavor::Ad => format!("{}_f64", lit(*x)),
                 Flavor::Dual => self.fe(e),
             },
@@ -606,7 +650,7 @@ impl<'a> Printer<'a> {
                 if dual {
                     format!("pm::lit({})", lit(*x))
                 } else {
-                    lit(*x)
+                    self.flit(*x)
                 }
             }
             FE::Var(v) => v.clone(),
@@ -625,14 +669,14 @@ impl<'a> Printer<'a> {
                 if dual {
                     format!("pm::rem({}, {})", self.fe(a), lit(*m))
                 } else {
-                    format!("({} % {})", self.fe(a), lit(*m))
+                    format!("({} % {})", self.fe(a), self.flit(*m))
                 }
             }
             FE::Unary { name, arg, path } => {
                 let a = self.receiver(arg);
                 if !dual {
                     if *path {
-                        format!("f64::{name}({a})")
+                        format!("{}::{name}({a})", self.float_ty())
                     } else {
                         format!("{a}.{name}()")
                     }
@@ -643,7 +687,10 @@ impl<'a> Printer<'a> {
                 }
             }
             FE::Powi(a, k) => format!("{}.powi({k})", self.receiver(a)),
-            FE::WithLit(name, a, x) => format!("{}.{name}({})", self.receiver(a), lit(*x)),
+            FE::WithLit(name, a, x) if dual => {
+                format!("{}.{name}({})", self.receiver(a), lit(*x))
+            }
+            FE::WithLit(name, a, x) => format!("{}.{name}({})", self.receiver(a), self.flit(*x)),
             FE::Binary(name, a, b) => {
                 let (a, b) = (self.receiver(a), self.fe(b));
                 if !dual {
@@ -658,7 +705,8 @@ impl<'a> Printer<'a> {
                 if dual {
                     format!("pm::clamp({}, {}, {})", self.fe(a), lit(*lo), lit(*hi))
                 } else {
-                    format!("{}.clamp({}, {})", self.receiver(a), lit(*lo), lit(*hi))
+                    let (lo, hi) = (self.flit(*lo), self.flit(*hi));
+                    format!("{}.clamp({lo}, {hi})", self.receiver(a))
                 }
             }
             FE::MulAdd(a, b, c) if dual => {
@@ -679,7 +727,11 @@ impl<'a> Printer<'a> {
                 if dual {
                     format!("pm::lit({} as f64)", self.ie(i))
                 } else {
-                    format!("({} as f64)", self.ie(i))
+                    if self.generic {
+                        format!("T::from({}).unwrap()", self.ie(i))
+                    } else {
+                        format!("({} as f64)", self.ie(i))
+                    }
                 }
             }
             FE::Call(name, args) => self.call(name, args),
@@ -693,12 +745,18 @@ impl<'a> Printer<'a> {
                 if dual {
                     format!("pm::lit(std::f64::consts::{n})")
                 } else {
-                    format!("std::f64::consts::{n}")
+                    if self.generic {
+                        format!("T::from(std::f64::consts::{n}).unwrap()")
+                    } else {
+                        format!("std::f64::consts::{n}")
+                    }
                 }
             }
             FE::ConstItem(n) => {
                 if dual {
                     format!("pm::lit({n})")
+                } else if self.generic {
+                    format!("T::from({n}).unwrap()")
                 } else {
                     n.clone()
                 }
@@ -803,6 +861,12 @@ impl<'a> Printer<'a> {
         }
         let item = c.items_before(c.adapters.len());
         match &c.consumer {
+            // std's float `Sum` starts at -0.0 (an empty sum is -0.0, and `signum` of it is -1);
+            // num-dual's starts at 0.0, so the oracle folds from -0.0.
+            Consumer::Sum if self.flavor == Flavor::Dual => {
+                let v = if item == Item::Ref { "&v" } else { "v" };
+                s.push_str(&format!(".fold(pm::lit(-0.0), |acc, {v}| acc + v)"));
+            }
             Consumer::Sum => s.push_str(&format!(".sum::<{ft}>()")),
             Consumer::Product => s.push_str(&format!(".product::<{ft}>()")),
             Consumer::Fold {

@@ -59,7 +59,7 @@ impl Runner {
         let root = self.root().canonicalize()?;
         let manifest = format!(
             "[package]\nname = \"progen-{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\nad = {{ path = {:?} }}\nnum-dual = {{ version = \"0.15\", default-features = false }}\n\n\
+             [dependencies]\nad = {{ path = {:?} }}\nnum-dual = {{ version = \"0.15\", default-features = false }}\nnum-traits = \"0.2\"\n\n\
              [profile.dev]\ndebug = false\n\n[workspace]\n",
             root.display().to_string()
         );
@@ -163,7 +163,7 @@ pub fn first_error(stderr: &str, source: &str) -> Option<(String, String)> {
         let rest = l
             .strip_prefix("pub fn ")
             .or_else(|| l.strip_prefix("fn "))?;
-        let name = rest.split('(').next()?;
+        let name = rest.split(['(', '<']).next()?;
         let name = name.strip_prefix("check_").unwrap_or(name);
         // A rule's error is its function's.
         let name = ["_forward", "_reverse", "_augmented"]

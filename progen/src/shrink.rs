@@ -122,7 +122,9 @@ pub fn dependents(funcs: &[Func], name: &str) -> HashSet<String> {
     let mut out: HashSet<String> = HashSet::from([name.to_string()]);
     // Callers come after their callees.
     for f in funcs {
-        let text = Printer::new(Flavor::Dual, funcs).render(f);
+        // The text for ad: it names callees as they are (the oracle's copies of a generic
+        // function have a suffix).
+        let text = Printer::new(Flavor::Ad, funcs).render(f);
         if out.iter().any(|n| n != &f.name && has_word(&text, n)) {
             out.insert(f.name.clone());
         }
@@ -139,7 +141,7 @@ fn reachable(funcs: &[Func], target: &str) -> Vec<Func> {
             continue;
         }
         if let Some(f) = funcs.iter().find(|f| f.name == n) {
-            let text = Printer::new(Flavor::Dual, funcs).render(f);
+            let text = Printer::new(Flavor::Ad, funcs).render(f);
             for g in funcs {
                 if has_word(&text, &g.name) && !keep.contains(&g.name) {
                     todo.push(g.name.clone());

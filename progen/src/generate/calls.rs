@@ -19,8 +19,13 @@ impl Gen<'_> {
         let candidates: Vec<usize> = (0..self.funcs.len())
             .filter(|&i| {
                 let f = &self.funcs[i];
-                f.single == self.single
-                    && (!value || (f.returns && !f.pair))
+                // A generic function calls generic functions (at its `T`); the others call
+                // functions of their float type and generic ones at it.
+                (if self.generic {
+                    f.generic
+                } else {
+                    f.generic || f.single == self.single
+                }) && (!value || (f.returns && !f.pair))
                     && (!f.pair || f.pair_shape == Shape::Tuple)
                     && f.params.iter().all(|p| match p.ty {
                         Ty::F | Ty::U(_) | Ty::Pair | Ty::Bool | Ty::Char | Ty::I32(..) => true,
@@ -35,7 +40,7 @@ impl Gen<'_> {
                         // function (`f(&q)` does not compile: E0277 "the trait bound `&[f64]:
                         // Differentiable` is not satisfied" in the expansion).
                         Ty::ArrRef(_) => false,
-                        Ty::FnArg(_) => !self.fn_items().is_empty(),
+                        Ty::FnArg(form) => !self.fn_items(form).is_empty(),
                         Ty::ConstSlice(n) => self.array_for(AKind::ConstSlice, n, false).is_some(),
                         Ty::ConstF => self.floats.iter().any(|v| matches!(v.read, FE::ConstF(_))),
                     })
@@ -62,13 +67,18 @@ impl Gen<'_> {
         }
     }
 
-    /// The functions of the batch that can be passed as a function `f64 -> f64`: one float
-    /// parameter, a float result (a generated derivative or rules only).
-    pub(super) fn fn_items(&self) -> Vec<usize> {
+    /// The functions of the batch that can be passed as a function `f64 -> f64` of `form`
+    /// (see `Ty::FnArg`): one float parameter, a float result (a generated derivative or rules
+    /// only). As the README says, a rule registered at run time for a function item is not
+    /// found through a pointer to it (`fn(f64) -> f64`): none is passed as one.
+    pub(super) fn fn_items(&self, form: u8) -> Vec<usize> {
         (0..self.funcs.len())
             .filter(|&i| {
                 let f = &self.funcs[i];
+                let runtime = matches!(f.deriv, Deriv::RuntimeForward | Deriv::RuntimeReverse);
                 f.single == self.single
+                    && !(form == 2 && runtime)
+                    && !f.generic
                     && f.returns
                     && !f.pair
                     && f.params.len() == 1
@@ -110,8 +120,8 @@ impl Gen<'_> {
                     }
                 }
                 Ty::ArrRef(_) => return None,
-                Ty::FnArg(_) => {
-                    let items = self.fn_items();
+                Ty::FnArg(form) => {
+                    let items = self.fn_items(form);
                     Arg::FnItem(self.funcs[*self.rng.pick(&items)].name.clone())
                 }
                 Ty::ConstSlice(n) => Arg::Name(self.array_for(AKind::ConstSlice, n, false)?),

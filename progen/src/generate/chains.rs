@@ -329,6 +329,9 @@ impl Gen<'_> {
 
     /// `let mut v: Vec<f64> = chain.collect();`, a local `Vec` of the chain's items.
     pub(super) fn let_collect(&mut self, out: &mut Vec<Stmt>) {
+        if self.generic {
+            return;
+        }
         let Some(mut b) = self.chain_start(2, false, BASE_CAP) else {
             return;
         };

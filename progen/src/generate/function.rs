@@ -72,6 +72,15 @@ impl Gen<'_> {
                 });
             }
         }
+        if self.generic {
+            // Floats, slices, outputs, arrays, pairs, and what carries no float.
+            params.retain(|p| {
+                matches!(
+                    p.ty,
+                    Ty::F | Ty::U(_) | Ty::Slice(_) | Ty::Out(_) | Ty::Arr(_) | Ty::Pair | Ty::Bool
+                )
+            });
+        }
         if params.iter().any(|p| matches!(p.ty, Ty::FnArg(_))) {
             // A function that takes a function is checked only through its callers, which
             // pass no `Vec`s: it takes none. Nor an `ad::Const` slice: passing one on to such a
@@ -260,6 +269,7 @@ impl Gen<'_> {
             pair,
             pair_shape: self.shape,
             single: self.single,
+            generic: self.generic,
             deriv: Deriv::Generated,
             ret_bound: RET_CAP,
             out_spent: self.out_spent,

@@ -44,7 +44,10 @@ pub(super) fn irange(ie: &IE, g: &Gen) -> (usize, usize) {
 impl Gen<'_> {
     /// Some index expression, of any range (for conditions and `match`).
     pub(super) fn any_index(&mut self, d: usize) -> IE {
-        if self.ints.is_empty() || self.rng.chance(0.15) {
+        if self.generic && self.ints.is_empty() {
+            return IE::Lit(self.rng.range(0, 5));
+        }
+        if !self.generic && (self.ints.is_empty() || self.rng.chance(0.15)) {
             let (e, _) = self.receiver(d, 50.0);
             return IE::Rem(
                 Box::new(IE::FromFloat(Box::new(bin(
@@ -90,7 +93,9 @@ impl Gen<'_> {
                     Box::new(IE::Var(b.name)),
                 )
             }
-            5 => {
+            // Not in a generic function: `as usize` does not apply to a `T`, and the macro
+            // rejects `e.to_usize()` on a value with a derivative.
+            5 if !self.generic => {
                 let (e, _) = self.receiver(0, 50.0);
                 IE::FromFloat(Box::new(bin(BinOp::Mul, un("abs", e), FE::Lit(2.0))))
             }

@@ -131,6 +131,11 @@ pub struct Gen<'a> {
     exponents: Vec<String>,
     /// Generating an f32 function: it calls only f32 functions.
     pub single: bool,
+    /// Generating a function generic over the float type (`Func::generic`): it calls only
+    /// generic functions, and leaves out what `num_traits::Float` does not offer or the macro does not
+    /// take on a `T` (chains and sums, `total_cmp`, `round_ties_even`, `as usize`,
+    /// `println!`), and the `T::sin(x)` form of methods (see `Gen::unary`).
+    pub generic: bool,
     /// Inside a condition (of an `if`, a `while`, a guard), or (`in_macro`) in the arguments
     /// of `assert!` or `println!`: no chain there (see `Gen::fe`).
     in_cond: bool,
@@ -198,6 +203,7 @@ impl<'a> Gen<'a> {
             active: Vec::new(),
             fn_params: Vec::new(),
             single: false,
+            generic: false,
         }
     }
 
