@@ -40,7 +40,7 @@ impl Gen<'_> {
                         // function (`f(&q)` does not compile: E0277 "the trait bound `&[f64]:
                         // Differentiable` is not satisfied" in the expansion).
                         Ty::ArrRef(_) => false,
-                        Ty::FnArg(form) => !self.fn_items(form).is_empty(),
+                        Ty::FnArg(_) => !self.fn_items().is_empty(),
                         Ty::ConstSlice(n) => self.array_for(AKind::ConstSlice, n, false).is_some(),
                         Ty::ConstF => self.floats.iter().any(|v| matches!(v.read, FE::ConstF(_))),
                     })
@@ -67,17 +67,14 @@ impl Gen<'_> {
         }
     }
 
-    /// The functions of the batch that can be passed as a function `f64 -> f64` of `form`
+    /// The functions of the batch that can be passed as a function `f64 -> f64` of any form
     /// (see `Ty::FnArg`): one float parameter, a float result (a generated derivative or rules
-    /// only). As the README says, a rule registered at run time for a function item is not
-    /// found through a pointer to it (`fn(f64) -> f64`): none is passed as one.
-    pub(super) fn fn_items(&self, form: u8) -> Vec<usize> {
+    /// only).
+    pub(super) fn fn_items(&self) -> Vec<usize> {
         (0..self.funcs.len())
             .filter(|&i| {
                 let f = &self.funcs[i];
-                let runtime = matches!(f.deriv, Deriv::RuntimeForward | Deriv::RuntimeReverse);
                 f.single == self.single
-                    && !(form == 2 && runtime)
                     && !f.generic
                     && f.returns
                     && !f.pair
@@ -120,8 +117,8 @@ impl Gen<'_> {
                     }
                 }
                 Ty::ArrRef(_) => return None,
-                Ty::FnArg(form) => {
-                    let items = self.fn_items(form);
+                Ty::FnArg(_) => {
+                    let items = self.fn_items();
                     Arg::FnItem(self.funcs[*self.rng.pick(&items)].name.clone())
                 }
                 Ty::ConstSlice(n) => Arg::Name(self.array_for(AKind::ConstSlice, n, false)?),

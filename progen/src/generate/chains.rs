@@ -118,30 +118,7 @@ impl Gen<'_> {
         // support `.chunks_exact(..)` on a slice bound by `let`; call it on the variable the
         // slice is part of"), as the README's limitations say of viewing a view again.
         //
-        // A `filter` over a view does not compile under the macro (E0425 "cannot find value
-        // `row` in this scope"; the same in a `for` loop over `row.iter().filter(..)`), nor
-        // does a view read in a `filter`'s predicate (over any source) or in a closure bound
-        // by `let`: a chain over a view has no `filter`, and predicates and closures read no
-        // view:
-        //
-        //     #[ad::differentiable]
-        //     fn g2(w: &[f64]) -> f64 {
-        //         let row = &w[0..2];
-        //         row.iter().copied().filter(|&v| v > 0.0).sum::<f64>()
-        //     }
-        //     #[ad::differentiable]
-        //     fn a2(w: &[f64]) -> f64 {
-        //         let row = &w[0..2];
-        //         w.iter().filter(|&&v| v < row[1]).map(|&v| v).sum::<f64>()
-        //     }
-        //     #[ad::differentiable]
-        //     fn a3(w: &[f64]) -> f64 {
-        //         let row = &w[0..2];
-        //         let h = |u: f64| u * row[0];
-        //         h(w[1])
-        //     }
         let view = a.kind == AKind::View;
-        let mut filter = filter && !view;
         let (source, count, win) = match self.rng.weighted(&[3, 3, 1, 1, if view { 0 } else { 2 }])
         {
             0 => (
@@ -163,7 +140,6 @@ impl Gen<'_> {
             2 => (Source::Enumerate(a.name.clone()), a.len, 0),
             3 => {
                 let b = self.rng.pick(&arrays).clone();
-                filter &= b.kind != AKind::View;
                 (
                     Source::Zip(a.name.clone(), b.name.clone()),
                     a.len.min(b.len),
@@ -242,10 +218,7 @@ impl Gen<'_> {
                     spent: 0.0,
                     mutable: false,
                 });
-                let saved = self.arrays.clone();
-                self.arrays.retain(|a| a.kind != AKind::View);
                 let c = self.in_closure_scope(|g| g.cond(0));
-                self.arrays = saved;
                 self.floats.pop();
                 b.maybe_empty = true;
                 b.chain.adapters.push(Adapter::Filter(v, c));
@@ -359,9 +332,8 @@ impl Gen<'_> {
     pub(super) fn let_closure(&mut self, out: &mut Vec<Stmt>) {
         let saved = (self.floats.clone(), self.arrays.clone(), self.ints.clone());
         self.floats.retain(|v| !v.mutable);
-        self.arrays.retain(|a| {
-            !a.writable() && !a.param_mut && !matches!(a.kind, AKind::Window | AKind::View)
-        });
+        self.arrays
+            .retain(|a| !a.writable() && !a.param_mut && a.kind != AKind::Window);
         // Counters (`idx`) are advanced by the loops around them.
         self.ints.retain(|i| !i.name.starts_with("idx"));
         let (name, param) = (self.fresh("h"), self.fresh("u"));

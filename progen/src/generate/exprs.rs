@@ -65,16 +65,8 @@ impl Gen<'_> {
             return self.leaf();
         }
         let d = depth - 1;
-        // No chain in a condition or in the arguments of `assert!`/`println!`: the macro
-        // rejects one there over a slice parameter ("cannot keep this as it is: it may change
-        // `w0`, which carries a derivative, ... call functions by value rather than through
-        // `&mut`"), a gap the README does not list:
-        //
-        //     #[ad::differentiable]
-        //     fn f10(w0: &[f64]) -> f64 {
-        //         if w0.iter().map(|&v| v).sum::<f64>() >= 0.5 { return w0[0]; }
-        //         0.5
-        //     }
+        // No chain in the arguments of `assert!`/`println!` or in a `match` guard, which the
+        // macro keeps as written (a chain in an `if` or `while` condition is generated).
         let weights = [
             12,                                            // + -
             7,                                             // *
@@ -104,12 +96,7 @@ impl Gen<'_> {
             1,                                             // match on a bool
             if self.exponents.is_empty() { 0 } else { 2 }, // powi(n)
             1,                                             // match on a pair
-            if self.in_closure
-                || self.in_cond
-                || self.in_macro
-                || self.generic
-                || self.arrays.is_empty()
-            {
+            if self.in_closure || self.in_macro || self.generic || self.arrays.is_empty() {
                 0
             } else {
                 3
@@ -432,13 +419,7 @@ impl Gen<'_> {
         FE::Unary {
             name,
             arg: Box::new(arg),
-            // Not `T::sin(x)` in a generic function: the macro takes it for a call of a function
-            // without a derivative, and the derivative panics ("no forward-mode derivative for
-            // `<f64 as num_traits::float::Float>::sin`"), while `x.sin()` is differentiated:
-            //
-            //     #[ad::differentiable]
-            //     fn s<T: num_traits::Float>(x: T) -> T { T::sin(x) }
-            path: !self.generic && self.rng.chance(0.1),
+            path: self.rng.chance(0.1),
         }
     }
 }

@@ -83,19 +83,8 @@ impl Gen<'_> {
         }
         if params.iter().any(|p| matches!(p.ty, Ty::FnArg(_))) {
             // A function that takes a function is checked only through its callers, which
-            // pass no `Vec`s: it takes none. Nor an `ad::Const` slice: passing one on to such a
-            // function does not compile under the macro ("#[differentiable] cannot keep a
-            // `&[f64]` for the reverse sweep"; with `w0: &[f64]` in its place it compiles):
-            //
-            //     #[ad::differentiable]
-            //     fn f30(x0: f64) -> f64 { x0 }
-            //     #[ad::differentiable]
-            //     fn f96(g0: fn(f64) -> f64, x0: f64, c0: ad::Const<&[f64]>) -> f64 {
-            //         g0(x0) * c0[0]
-            //     }
-            //     #[ad::differentiable]
-            //     fn f121(c0: ad::Const<&[f64]>, x: f64) -> f64 { f96(f30, x, c0) }
-            params.retain(|p| !matches!(p.ty, Ty::Vec(_) | Ty::ConstSlice(_)));
+            // pass no `Vec`s: it takes none.
+            params.retain(|p| !matches!(p.ty, Ty::Vec(_)));
         }
         if params.iter().all(|p| {
             matches!(

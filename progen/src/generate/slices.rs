@@ -6,25 +6,13 @@ use super::*;
 impl Gen<'_> {
     /// What can be lent as a `&[f64]` of `n` elements: a slice or view of that length as it
     /// is, or a part of a slice parameter or a local array or `Vec` long enough.
-    ///
-    /// Only locals that surely carry a derivative: `ad::jvp` of a function that lends a local
-    /// without one panics ("internal error: entered unreachable code: ad: a rule of a function
-    /// with slice arguments cannot be converted to the other mode", in `zero_shadow`), while
-    /// `ad::grad` gives the right answer:
-    ///
-    /// ```text
-    /// #[ad::differentiable]
-    /// fn f40(w0: &[f64], x0: f64) -> f64 { w0[0] * x0 }
-    /// #[ad::differentiable]
-    /// fn g2(x: f64) -> f64 { let l = [1.0, 2.0, 3.0]; f40(&l, x) }
-    /// ```
     pub(super) fn slice_sources(&self, n: usize) -> Vec<AVar> {
         self.arrays
             .iter()
             .filter(|a| match a.kind {
                 AKind::Slice => a.len >= n,
-                AKind::View => a.len == n && a.active,
-                AKind::LocalArr | AKind::LocalVec => a.len >= n && a.active,
+                AKind::View => a.len == n,
+                AKind::LocalArr | AKind::LocalVec => a.len >= n,
                 _ => false,
             })
             .cloned()
