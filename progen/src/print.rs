@@ -639,6 +639,12 @@ impl<'a> Printer<'a> {
                 Flavor::Ad => format!("{}_f64", lit(*x)),
                 Flavor::Dual => self.fe(e),
             },
+            // Arithmetic of literals alone is of no float type yet, which a method call
+            // needs (rustc's E0689 "ambiguous numeric type `{float}`", with or without the
+            // macro): give it the function's.
+            _ if self.flavor == Flavor::Ad && !self.generic && literal_only(e) => {
+                format!("({} as {})", self.fe(e), self.float_ty())
+            }
             _ => self.fe(e),
         }
     }
@@ -975,5 +981,15 @@ impl Printer<'_> {
     pub fn render(mut self, f: &Func) -> String {
         self.function(f, false);
         self.out
+    }
+}
+
+/// Whether `e` is arithmetic of literals alone (`(1.5 + 0.5)`), whose type nothing fixes.
+fn literal_only(e: &FE) -> bool {
+    match e {
+        FE::Lit(_) => true,
+        FE::Neg(a) | FE::Rem(a, _) => literal_only(a),
+        FE::Bin(_, a, b) => literal_only(a) && literal_only(b),
+        _ => false,
     }
 }
