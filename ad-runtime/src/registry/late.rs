@@ -10,13 +10,12 @@
 //! them, as it finds the derivatives collected at link time, behind every rule of the user's.
 
 use super::statics::Loaded;
-use super::{Key, Mode, Origin, RuleEntry, generation};
+use super::{Key, Mode, Origin, RuleEntry};
 use crate::function::Function;
 use core::any::{Any, TypeId};
 use core::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::sync::RwLock;
-use std::sync::atomic::Ordering;
 
 /// The derivatives registered by a first call, by the function's key.
 static LATE: RwLock<Vec<&'static Loaded>> = RwLock::new(Vec::new());
@@ -69,20 +68,7 @@ pub fn register_instantiation(entries: &[RuleEntry]) {
         changed.push(function);
     }
     drop(late);
-    for function in changed {
-        for key in [
-            Key {
-                type_id: function.key,
-                address: 0,
-            },
-            Key {
-                type_id: function.ptr_type,
-                address: function.address,
-            },
-        ] {
-            generation(key).fetch_add(1, Ordering::AcqRel);
-        }
-    }
+    changed.into_iter().for_each(super::statics::bump_epochs);
 }
 
 /// The derivative of `key` in `mode` that a first call registered.

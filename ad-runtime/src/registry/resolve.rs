@@ -206,36 +206,37 @@ pub(crate) fn resolve_forward<F: Function<A>, A>(
     Ok((Validity { epoch, seen }, forward_rule::<F, A>(&resolution)))
 }
 
-/// As [`resolve_forward`], and if no rule is found, once per function: `f` called on copies of
-/// `args` so that it registers its instantiation (`late.rs`), then resolved again.
+/// `resolve()`, and if it finds no rule, once per function and thread: `f` called on copies of
+/// `args` so that it registers its instantiation (`late.rs`), then `resolve()` again.
+fn or_registered<F: Function<A>, A, T>(
+    f: F,
+    args: &A,
+    resolve: impl Fn() -> Result<T, Error>,
+) -> Result<T, Error> {
+    match resolve() {
+        Err(Error::MissingRule { .. }) if super::late::register_by_call(f, args) => resolve(),
+        resolved => resolved,
+    }
+}
+
+/// [`resolve_forward`], with a first call that registers the instantiation (`late.rs`).
 pub(crate) fn resolve_forward_at<F: Function<A>, A>(
     f: F,
     args: &A,
     caller: &str,
     location: Location,
 ) -> Result<(Validity, ForwardImpl<F::Sig>), Error> {
-    match resolve_forward(f, caller, location) {
-        Err(Error::MissingRule { .. }) if super::late::register_by_call(f, args) => {
-            resolve_forward(f, caller, location)
-        }
-        resolved => resolved,
-    }
+    or_registered(f, args, || resolve_forward(f, caller, location))
 }
 
-/// As [`resolve_reverse`], with a first call that registers the instantiation as
-/// [`resolve_forward_at`].
+/// [`resolve_reverse`], with a first call that registers the instantiation (`late.rs`).
 pub(crate) fn resolve_reverse_at<F: Function<A>, A>(
     f: F,
     args: &A,
     caller: &str,
     location: Location,
 ) -> Result<(Validity, ReverseImpl<F::Sig>), Error> {
-    match resolve_reverse(f, caller, location) {
-        Err(Error::MissingRule { .. }) if super::late::register_by_call(f, args) => {
-            resolve_reverse(f, caller, location)
-        }
-        resolved => resolved,
-    }
+    or_registered(f, args, || resolve_reverse(f, caller, location))
 }
 
 /// A resolved reverse rule of a function of signature `S`.

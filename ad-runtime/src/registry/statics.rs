@@ -233,25 +233,28 @@ fn rebuild() -> &'static StaticIndex {
     let index: &'static StaticIndex = Box::leak(Box::new(index));
     INDEX.store(ptr::from_ref(index).cast_mut(), Ordering::Release);
     if old.is_some() {
-        for function in changed {
-            // The item, and the pointer key a call through its address had before it had an
-            // entry.
-            let keys = [
-                Key {
-                    type_id: function.key,
-                    address: 0,
-                },
-                Key {
-                    type_id: function.ptr_type,
-                    address: function.address,
-                },
-            ];
-            for key in keys {
-                generation(key).fetch_add(1, Ordering::AcqRel);
-            }
-        }
+        changed.into_iter().for_each(bump_epochs);
     }
     index
+}
+
+/// Makes the call sites that cached a resolution of `function` resolve again, now that it has
+/// new rules: those of the item, and of the pointer key a call through its address had before
+/// it had an entry.
+pub(super) fn bump_epochs(function: FnInfo) {
+    let keys = [
+        Key {
+            type_id: function.key,
+            address: 0,
+        },
+        Key {
+            type_id: function.ptr_type,
+            address: function.address,
+        },
+    ];
+    for key in keys {
+        generation(key).fetch_add(1, Ordering::AcqRel);
+    }
 }
 
 /// Every static rule, loaded, and every derivative a first call registered (`late.rs`).

@@ -13,6 +13,10 @@ use quote::{quote, quote_spanned};
 use syn::Ident;
 use syn::ext::IdentExt;
 
+mod types;
+
+use types::{Types, no_coercion};
+
 /// A call through the registry inside the generated code.
 pub struct CalleeSite {
     pub callee: TokenStream,
@@ -730,119 +734,5 @@ pub(crate) fn is_untyped_number(tokens: &TokenStream) -> bool {
                 .any(|suffix| s.ends_with(suffix))
         }
         _ => false,
-    }
-}
-
-/// The types of values that the macro can tell from the declared types of variables, through
-/// arithmetic, float methods, indexing and casts; for the callee list, where a callee called
-/// without a turbofish is named at the instantiation its arguments make.
-#[derive(Default)]
-struct Types {
-    values: std::collections::HashMap<u32, syn::Type>,
-    /// Variables declared without a type, typed by their initial value.
-    vars: std::collections::HashMap<u32, syn::Type>,
-}
-
-impl Types {
-    fn var_type(&self, func: &Func, var: crate::ir::Var) -> Option<syn::Type> {
-        match &func.vars[var.0 as usize].ty {
-            Some(ty) => Some(crate::generics::elide_lifetimes(ty, &func.generics)),
-            None => self.vars.get(&var.0).cloned(),
-        }
-    }
-
-    fn read(&mut self, func: &Func, out: Value, var: crate::ir::Var) {
-        if let Some(ty) = self.var_type(func, var) {
-            self.values.insert(out.0, ty);
-        }
-    }
-
-    fn float(&self, v: Value) -> Option<syn::Type> {
-        self.values
-            .get(&v.0)
-            .filter(|t| crate::lower::is_float_type(t))
-            .cloned()
-    }
-
-    fn inst(&mut self, func: &Func, inst: &Inst) {
-        let (out, ty) = match inst {
-            Inst::Neg { out, a } => (*out, self.float(*a)),
-            Inst::Arith { out, a, b, .. } => (*out, self.float(*a).or_else(|| self.float(*b))),
-            Inst::Method { out, recv, .. } => (*out, self.float(*recv)),
-            Inst::Cast { out, ty, .. } => (*out, Some(ty.clone())),
-            Inst::Index { out, var, .. } => (
-                *out,
-                self.var_type(func, *var).and_then(|t| element_type(&t)),
-            ),
-            Inst::Let {
-                var,
-                init: Some(init),
-            } => {
-                if func.vars[var.0 as usize].ty.is_none()
-                    && let Some(ty) = self.values.get(&init.0).cloned()
-                {
-                    self.vars.insert(var.0, ty);
-                }
-                return;
-            }
-            _ => return,
-        };
-        if let Some(ty) = ty {
-            self.values.insert(out.0, ty);
-        }
-    }
-}
-
-/// Whether an argument of type `ty` reaches the callee's parameter as that type: no deref or
-/// unsizing coercion can make it another (`&Vec<T>`, `&[T; N]` or `&mut [T]` may become
-/// `&[T]`). Numbers, arrays, shared slices, `Vec`s and tuples of them; any other type is left
-/// to inference (`_`).
-fn no_coercion(ty: &syn::Type, generics: &syn::Generics) -> bool {
-    const NUMBERS: [&str; 15] = [
-        "f32", "f64", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64",
-        "u128", "usize", "bool",
-    ];
-    let inner = |t: &syn::Type| no_coercion(t, generics);
-    match ty {
-        syn::Type::Array(a) => inner(&a.elem),
-        syn::Type::Tuple(t) => t.elems.iter().all(inner),
-        syn::Type::Paren(p) => inner(&p.elem),
-        // `&mut [T]` may become `&[T]`.
-        syn::Type::Reference(r) => {
-            r.mutability.is_none() && matches!(&*r.elem, syn::Type::Slice(s) if inner(&s.elem))
-        }
-        syn::Type::Path(p) if p.qself.is_none() => match p.path.get_ident() {
-            // A type parameter of the function is a type of its own, which nothing coerces.
-            Some(i) => {
-                NUMBERS.contains(&i.to_string().as_str())
-                    || generics.type_params().any(|t| t.ident == *i)
-            }
-            None => element_type(ty).is_some_and(|e| inner(&e)),
-        },
-        _ => false,
-    }
-}
-
-/// The element type of an array, a slice, a reference to one, or a `Vec`.
-fn element_type(ty: &syn::Type) -> Option<syn::Type> {
-    match ty {
-        syn::Type::Array(a) => Some((*a.elem).clone()),
-        syn::Type::Slice(s) => Some((*s.elem).clone()),
-        syn::Type::Reference(r) => element_type(&r.elem),
-        syn::Type::Paren(p) => element_type(&p.elem),
-        syn::Type::Path(p) if p.qself.is_none() => {
-            let last = p.path.segments.last()?;
-            if last.ident != "Vec" {
-                return None;
-            }
-            match &last.arguments {
-                syn::PathArguments::AngleBracketed(a) => match a.args.first()? {
-                    syn::GenericArgument::Type(t) => Some(t.clone()),
-                    _ => None,
-                },
-                _ => None,
-            }
-        }
-        _ => None,
     }
 }
