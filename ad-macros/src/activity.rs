@@ -110,9 +110,15 @@ fn block(func: &Func, b: &Block, act: &mut Activity, changed: &mut bool) {
                         && args.iter().any(|a| act.value(*a)));
                 set_value(act, *out, x, changed);
             }
-            Inst::Call { out, args, .. } => {
+            Inst::Call {
+                out, args, lent, ..
+            } => {
                 let x = args.iter().any(|a| act.value(*a));
                 set_value(act, *out, x, changed);
+                // A local lent mutably is written by the call, with what its arguments give.
+                for var in lent.iter().filter_map(|l| l.mutable()) {
+                    set_var(func, act, var, x, changed);
+                }
             }
             Inst::Cast { out, a, ty, .. } => {
                 let x = act.value(*a) && !known_inactive(ty);

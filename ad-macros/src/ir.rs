@@ -206,7 +206,7 @@ pub enum Inst {
     },
 }
 
-/// How a call's argument lends a variable as a shared slice.
+/// How a call's argument lends a variable as a slice.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Lent {
     /// Passed as it is: a value, or a slice parameter whole.
@@ -221,15 +221,42 @@ pub enum Lent {
         end: Option<Value>,
         inclusive: bool,
     },
+    /// A local `Vec` or array lent to a function that writes it: `&mut v` (`bare`), `&mut v[..]`
+    /// or `&mut v[a..b]`. The derivatives lend it and its tangent as `&mut v[a..b]` and keep a
+    /// copy of the part as it was before the call; the reverse sweep lends that copy again, with
+    /// the part of the variable's own adjoint, which the callee's reverse sweep turns from the
+    /// adjoint of the values after the call into that of the values before.
+    Mut {
+        var: Var,
+        start: Option<Value>,
+        end: Option<Value>,
+        inclusive: bool,
+        bare: bool,
+    },
 }
 
 impl Lent {
-    /// The bounds that a `Part` has.
+    /// The bounds that a `Part` or a `Mut` has.
     pub fn bounds(self) -> Vec<Value> {
         match self {
-            Lent::Part { start, end, .. } => start.into_iter().chain(end).collect(),
+            Lent::Part { start, end, .. } | Lent::Mut { start, end, .. } => {
+                start.into_iter().chain(end).collect()
+            }
             _ => Vec::new(),
         }
+    }
+
+    /// The variable lent mutably, if the argument is `&mut v[..]` of a local.
+    pub fn mutable(self) -> Option<Var> {
+        match self {
+            Lent::Mut { var, .. } => Some(var),
+            _ => None,
+        }
+    }
+
+    /// Whether the argument lends a variable as a shared slice (`&v`, `&v[a..b]`).
+    pub fn shared(self) -> bool {
+        matches!(self, Lent::Whole | Lent::Part { .. })
     }
 
     /// `[a..b]` with the bounds written as `bound` gives them (in the order of `bounds`), or
@@ -242,6 +269,12 @@ impl Lent {
                 start,
                 end,
                 inclusive,
+            }
+            | Lent::Mut {
+                start,
+                end,
+                inclusive,
+                ..
             } => {
                 let s = start.map(&mut *bound);
                 let e = end.map(&mut *bound);

@@ -34,7 +34,7 @@ use items::ITEM_SHADOW;
 pub use names::*;
 use operators::{arith_of, arith_of_compound, compound_base, is_compound};
 use verbatim::{collect_names, find_control, may_write};
-pub use written::{literals, plain_call, slice_reads};
+pub use written::{lent_seq, literals, plain_call, slice_reads};
 
 pub struct Lower {
     values: Vec<ValueData>,
@@ -58,8 +58,6 @@ pub struct Lower {
     type_params: Vec<String>,
     /// The parameters that are references to arrays (`&[T; N]`).
     array_refs: Vec<Var>,
-    /// `&mut [T; N]` parameters, differentiated as `&mut [T]`.
-    out_arrays: Vec<Var>,
     /// The parameters that are functions (`f: F` with `F: Fn(..)`): called through the registry.
     function_vars: Vec<Var>,
     /// The path of the `ad` crate, for the helpers that lowered code calls.
@@ -97,7 +95,6 @@ impl Lower {
             item_names: Vec::new(),
             type_params: Vec::new(),
             array_refs: Vec::new(),
-            out_arrays: Vec::new(),
             function_vars: Vec::new(),
             krate,
             closures: HashMap::new(),
@@ -260,9 +257,6 @@ impl Lower {
                     if function || dyn_fn {
                         self.vars[var.0 as usize].known_inactive = true;
                         self.function_vars.push(var);
-                    }
-                    if out_array.is_some() {
-                        self.out_arrays.push(var);
                     }
                     if by_ref.is_some() {
                         // `*p` reads the array.

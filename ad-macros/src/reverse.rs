@@ -293,12 +293,14 @@ impl<'a> Reverse<'a> {
             > 1
     }
 
-    /// The output slices passed to a call, each once, in order: the reverse sweep passes copies
-    /// of them as they were at the call.
-    fn copied_outputs(&self, args: &[Value]) -> Vec<Var> {
+    /// The output slices passed whole to a call, each once, in order: the reverse sweep passes
+    /// copies of them as they were at the call. (A part, `&mut y[a..b]`, keeps a copy of its
+    /// own, as a local lent mutably does.)
+    fn copied_outputs(&self, args: &[Value], lent: &[crate::ir::Lent]) -> Vec<Var> {
         let mut out: Vec<Var> = Vec::new();
-        for a in args {
+        for (a, how) in args.iter().zip(lent) {
             if let Some((var, true)) = self.slice_reads.get(&a.0)
+                && how.mutable().is_none()
                 && !out.contains(var)
             {
                 out.push(*var);

@@ -245,6 +245,9 @@ pub trait Seq: Adjoint<Repr = Option<Self>> {
     fn take_at(slot: &mut Option<Self>, i: usize) -> Option<Self::Elem>;
     /// The sum of the elements, in order.
     fn total(&self) -> Option<Self::Elem>;
+    /// The adjoint as a buffer of at least `len` elements, zero where it had none: for a local
+    /// lent to a call that writes it, whose reverse sweep updates the buffer in place.
+    fn buffer(slot: &mut Option<Self>, len: usize) -> &mut [Self::Elem];
 }
 
 impl<E: Adjoint + Clone + Default, const N: usize> Seq for [E; N] {
@@ -268,6 +271,9 @@ impl<E: Adjoint + Clone + Default, const N: usize> Seq for [E; N] {
     }
     fn total(&self) -> Option<E> {
         self.iter().cloned().reduce(crate::Accumulate::accumulate)
+    }
+    fn buffer(slot: &mut Option<Self>, _: usize) -> &mut [E] {
+        slot.get_or_insert_with(|| core::array::from_fn(|_| E::default()))
     }
 }
 
@@ -300,6 +306,13 @@ impl<E: Adjoint + Clone + Default> Seq for Vec<E> {
     fn total(&self) -> Option<E> {
         self.iter().cloned().reduce(crate::Accumulate::accumulate)
     }
+    fn buffer(slot: &mut Option<Self>, len: usize) -> &mut [E] {
+        let seq = slot.get_or_insert_with(Vec::new);
+        if seq.len() < len {
+            seq.resize_with(len, E::default);
+        }
+        seq
+    }
 }
 
 /// `seq` (empty if `None`) long enough to hold element `i`, set to `value`. Out of line, and by
@@ -328,6 +341,20 @@ pub fn acc_at<C: crate::Differentiable>(
     C::Tangent: Seq,
 {
     <C::Tangent as Seq>::acc_at(&mut slot.0, i, value);
+}
+
+/// The adjoint of a local of type `C` lent to a call that writes it (`&mut v[a..b]`), as a
+/// buffer as long as the local (`len`), for the callee's reverse sweep to update in place.
+#[inline]
+pub fn seq_buffer<'a, C: crate::Differentiable>(
+    slot: &'a mut Adj<C::Tangent>,
+    _: &Option<Ty<C>>,
+    len: usize,
+) -> &'a mut [<C::Tangent as Seq>::Elem]
+where
+    C::Tangent: Seq,
+{
+    <C::Tangent as Seq>::buffer(&mut slot.0, len)
 }
 
 /// Takes element `i` out of the adjoint of a variable of type `C`.
@@ -479,6 +506,55 @@ impl<'a, T> Lend<'a, &'a mut [T]> for &'a mut [T] {
 impl<'a, T> Lend<'a, &'a [T]> for &'a mut [T] {
     #[inline(always)]
     fn lend(self) -> &'a [T] {
+        self
+    }
+}
+
+/// To a callee that takes `&mut [T; N]`: rustc has checked the primal call, so the part lent
+/// (`&mut v` of an array `[T; N]`, or its tangent or copy) has `N` elements.
+impl<'a, T, const N: usize> Lend<'a, &'a mut [T; N]> for &'a mut [T] {
+    #[inline(always)]
+    fn lend(self) -> &'a mut [T; N] {
+        self.try_into()
+            .expect("ad: a slice lent to a `&mut [T; N]` parameter has N elements")
+    }
+}
+
+/// A local lent to a function that writes it (`f(&mut v[a..b])`): a `Vec` or an array (or the
+/// tangent or copy of one, or an output slice), seen as the slice the function gets.
+#[diagnostic::on_unimplemented(
+    message = "#[differentiable] lends `{Self}` to a function that writes it, which it can do for a `Vec` or an array only",
+    label = "this local is lent to a function as `&mut`",
+    note = "a float goes to a function by value and comes back as its result: `x = f(x);`"
+)]
+pub trait Lendable {
+    type Elem;
+    fn seq_mut(&mut self) -> &mut [Self::Elem];
+}
+
+#[diagnostic::do_not_recommend]
+impl<E> Lendable for Vec<E> {
+    type Elem = E;
+    #[inline(always)]
+    fn seq_mut(&mut self) -> &mut [E] {
+        self
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<E, const N: usize> Lendable for [E; N] {
+    type Elem = E;
+    #[inline(always)]
+    fn seq_mut(&mut self) -> &mut [E] {
+        self
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<E> Lendable for &mut [E] {
+    type Elem = E;
+    #[inline(always)]
+    fn seq_mut(&mut self) -> &mut [E] {
         self
     }
 }

@@ -386,6 +386,11 @@ impl<'a> Forward<'a> {
                 // The slice a lent argument stands for, over `base` (its value or tangent).
                 let slice_of = |k: usize, base: TokenStream| match lent[k] {
                     crate::ir::Lent::No => base,
+                    how @ crate::ir::Lent::Mut { var, .. } => {
+                        let index = how.index(&mut |b| self.p(b, al));
+                        let seq = crate::lower::lent_seq(&krate, self.func, var, &base);
+                        quote!(&mut #seq #index)
+                    }
                     how => {
                         let index = how.index(&mut |b| self.p(b, al));
                         quote!(&(#base)#index)
@@ -396,7 +401,14 @@ impl<'a> Forward<'a> {
                     let call =
                         crate::lower::plain_call(&self.literals, callee, parens, args, &|a| {
                             let k = args.iter().position(|x| *x == a).expect("an argument");
-                            slice_of(k, self.p(a, al))
+                            match lent[k] {
+                                // As written: the callee may take `&mut [T; N]`.
+                                crate::ir::Lent::Mut { bare: true, .. } => {
+                                    let p = self.p(a, al);
+                                    quote!(&mut #p)
+                                }
+                                _ => slice_of(k, self.p(a, al)),
+                            }
                         });
                     return self.def(*out, call, None);
                 }
@@ -418,7 +430,15 @@ impl<'a> Forward<'a> {
                 let mut pargs = pargs;
                 let mut zeros = TokenStream::new();
                 for (k, a) in args.iter().enumerate() {
-                    if lent[k] != crate::ir::Lent::No {
+                    // A local lent mutably: active, as the call is (it writes what the call's
+                    // arguments give).
+                    if lent[k].mutable().is_some() {
+                        let (p, t) = (slice_of(k, pargs[k].clone()), slice_of(k, targs[k].clone()));
+                        pargs[k] = quote!(#krate::__private::lend(#p));
+                        targs[k] = quote!(#krate::__private::lend(#t));
+                        continue;
+                    }
+                    if lent[k].shared() {
                         targs[k] = if self.active(*a) {
                             slice_of(k, targs[k].clone())
                         } else {
@@ -433,7 +453,9 @@ impl<'a> Forward<'a> {
                 // A `&mut [T]` output passed on is lent to the callee, with its tangents.
                 let slices = &self.slices;
                 for (k, a) in args.iter().enumerate() {
-                    if let Some((var, true)) = slices.get(&a.0) {
+                    if let Some((var, true)) = slices.get(&a.0)
+                        && lent[k].mutable().is_none()
+                    {
                         let (p, t) = (&pargs[k], &targs[k]);
                         // Passed twice, it can only be read: lent as `&[T]` each time.
                         let twice = args

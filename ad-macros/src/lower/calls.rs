@@ -244,16 +244,6 @@ impl Lower {
                 self.errors.push(err(a, format!("#[differentiable] does not pass a reference to an array on to another function yet: `{ident}` is differentiated as the array it refers to; pass the array (`*{ident}`) to a function that takes `[T; N]`")));
             }
         }
-        for a in &c.args {
-            self.check_lent_mutably(a);
-            // Its derivatives take it as the slice `&mut [T]`, which a callee that takes
-            // `&mut [T; N]` would not accept.
-            if let Some((var, ident)) = self.local_var(a)
-                && self.out_arrays.contains(&var)
-            {
-                self.errors.push(err(a, format!("#[differentiable] does not pass a `&mut [T; N]` parameter on to another function yet: `{ident}` is differentiated as the slice `&mut [T]`; take `{ident}: &mut [T]` here, and a `&mut [T]` in the callee")));
-            }
-        }
         // A slice parameter may be passed on whole: the callee gets it with its tangent or
         // adjoint buffer. A local `Vec` or array is lent as a slice (`&v`, `&v[..]`).
         let mut lent = Vec::new();
@@ -323,53 +313,6 @@ impl Lower {
         }
     }
 
-    /// `&mut v`, `&mut v[..]` or `&mut v[a..b]` of a local `Vec` or array, or a part of an
-    /// output slice parameter: not passed on yet, an error with what to write instead.
-    fn check_lent_mutably(&mut self, a: &Expr) {
-        let Expr::Reference(r) = a else { return };
-        if r.mutability.is_none() {
-            return;
-        }
-        let (base, range) = match super::closures::strip_parens(&r.expr) {
-            Expr::Index(ix) => match &*ix.index {
-                Expr::Range(rg) => (&*ix.expr, Some(rg)),
-                _ => return,
-            },
-            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => (&*u.expr, None),
-            other => (other, None),
-        };
-        let Some((var, ident)) = self.local_var(base) else {
-            return;
-        };
-        let data = &self.vars[var.0 as usize];
-        if data.known_inactive
-            || self.array_refs.contains(&var)
-            || data.ty.as_ref().is_some_and(holds_no_derivative)
-        {
-            return;
-        }
-        let whole = range.is_none_or(|rg| rg.start.is_none() && rg.end.is_none());
-        match data.ty.as_ref().map(|t| (slice_of(t), is_float_type(t))) {
-            // A float: `&mut x` is reported where the reference is lowered.
-            Some((_, true)) => {}
-            Some((Some((true, _)), _)) if whole => {
-                self.errors.push(err(
-                    a,
-                    format!(
-                        "#[differentiable] passes an output slice on as it is: write `{ident}`"
-                    ),
-                ));
-            }
-            Some((Some((true, _)), _)) => {
-                self.errors.push(err(a, format!("#[differentiable] does not pass a part of an output slice on to another function yet: pass `{ident}` whole, with the bounds as arguments, and index from them in the callee")));
-            }
-            Some((Some((false, _)), _)) => {}
-            _ => {
-                self.errors.push(err(a, format!("#[differentiable] does not lend a local `Vec` or array to a function that writes it (`&mut {ident}`) yet: have the callee return the values (`let {ident} = f(..);` with a `Vec` or array result), or write them in this function's loop; if `{ident}` holds no derivative (integers), give its `let` a type (`let mut {ident}: Vec<usize> = ..`)")));
-            }
-        }
-    }
-
     /// A slice made at the call: `&v`, `&v[..]` or `&v[a..b]` of a local `Vec` or array, or
     /// `&x[a..b]` (also `&x[..]`, `&x`) of a shared slice parameter; the variable and how it is
     /// lent (with the bounds lowered into `out`).
@@ -393,7 +336,7 @@ impl Lower {
             return None;
         };
         if r.mutability.is_some() {
-            return None;
+            return self.lent_mutably(r, out);
         }
         let (base, range) = match &*r.expr {
             Expr::Index(ix) => match &*ix.index {
@@ -429,6 +372,69 @@ impl Lower {
                 }
             }
             _ => return None,
+        };
+        Some((var, ident, how))
+    }
+}
+
+impl Lower {
+    /// `&mut v`, `&mut *v`, `&mut v[..]` or `&mut v[a..b]` of a local `Vec` or array that may
+    /// hold derivatives, or a part of an output slice parameter: lent to a function that writes
+    /// it (see `Lent::Mut`). An output slice whole (`&mut *y`, `&mut y[..]`) is passed on as
+    /// `y` is.
+    fn lent_mutably(
+        &mut self,
+        r: &syn::ExprReference,
+        out: &mut Vec<Inst>,
+    ) -> Option<(Var, Ident, Lent)> {
+        let (base, range) = match super::closures::strip_parens(&r.expr) {
+            Expr::Index(ix) => match &*ix.index {
+                Expr::Range(rg) => (&*ix.expr, Some(rg)),
+                _ => return None,
+            },
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => (&*u.expr, None),
+            other => (other, None),
+        };
+        let (var, ident) = self.local_var(base)?;
+        let data = &self.vars[var.0 as usize];
+        let output = data
+            .ty
+            .as_ref()
+            .and_then(slice_of)
+            .is_some_and(|(mutable, _)| mutable);
+        let whole = range.is_none_or(|rg| rg.start.is_none() && rg.end.is_none());
+        if output && whole {
+            return Some((var, ident, Lent::No));
+        }
+        let lendable = output
+            || !(data.known_inactive
+                || self.array_refs.contains(&var)
+                || self.view_of(var).is_some()
+                || data.ty.as_ref().is_some_and(|t| {
+                    holds_no_derivative(t)
+                        || slice_of(t).is_some()
+                        || const_of(t).is_some()
+                        || is_float_type(t)
+                }));
+        if !lendable {
+            return None;
+        }
+        // What the reads before the call left to be taken later: copied first.
+        self.mark_pending(&[var], true);
+        let (start, end, inclusive) = match range {
+            Some(rg) => (
+                rg.start.as_ref().map(|s| self.expr(s, out)),
+                rg.end.as_ref().map(|e| self.expr(e, out)),
+                matches!(rg.limits, syn::RangeLimits::Closed(_)),
+            ),
+            None => (None, None, false),
+        };
+        let how = Lent::Mut {
+            var,
+            start,
+            end,
+            inclusive,
+            bare: range.is_none(),
         };
         Some((var, ident, how))
     }

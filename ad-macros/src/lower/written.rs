@@ -59,3 +59,21 @@ pub fn slice_reads(func: &crate::ir::Func) -> HashMap<u32, (Var, bool)> {
         })
         .collect()
 }
+
+/// The slice a variable lent mutably (`&mut v[a..b]`) is seen as, over `base` (the variable, its
+/// tangent or its copy): an output slice as it is, a local through `Lendable`, whose message
+/// says what went wrong where the local is not a `Vec` or an array (a float, say).
+pub fn lent_seq(
+    krate: &TokenStream,
+    func: &crate::ir::Func,
+    var: Var,
+    base: &TokenStream,
+) -> TokenStream {
+    let data = &func.vars[var.0 as usize];
+    if data.ty.as_ref().is_some_and(|t| slice_of(t).is_some()) {
+        quote!((#base))
+    } else {
+        // An error names the local where it is declared.
+        quote::quote_spanned!(data.ident.span()=> #krate::__private::Lendable::seq_mut(&mut #base))
+    }
+}

@@ -44,10 +44,18 @@ impl Reverse<'_> {
                 }
                 // A call's reverse sweep always runs (it pops the callee's records) and gives
                 // its arguments adjoints, zero if the call's value has none.
-                Inst::Call { out, args, .. } => {
+                // A local lent mutably has its adjoint in place: the callee's buffer.
+                Inst::Call {
+                    out, args, lent, ..
+                } => {
                     if self.active(*out) {
-                        for a in args {
-                            self.contribute(*a);
+                        for (a, how) in args.iter().zip(lent) {
+                            match how.mutable() {
+                                Some(var) => {
+                                    self.var_contributed.insert(var.0);
+                                }
+                                None => self.contribute(*a),
+                            }
                         }
                     }
                 }
@@ -174,10 +182,18 @@ impl Reverse<'_> {
                         self.note_record(*out);
                     }
                 }
-                Inst::Call { out, args, .. } => {
+                Inst::Call {
+                    out, args, lent, ..
+                } => {
                     if self.active(*out) {
-                        for a in args {
-                            self.contribute(*a);
+                        for (a, how) in args.iter().zip(lent) {
+                            match how.mutable() {
+                                Some(var) => {
+                                    self.var_contributed.insert(var.0);
+                                    self.indexed.insert(var.0);
+                                }
+                                None => self.contribute(*a),
+                            }
                         }
                         self.note_record(*out);
                     }

@@ -228,6 +228,11 @@ impl<'a> Reverse<'a> {
                 // The slice a lent argument stands for, over `base`.
                 let slice_of = |k: usize, base: &TokenStream| match lent[k] {
                     crate::ir::Lent::No => base.clone(),
+                    how @ crate::ir::Lent::Mut { var, .. } => {
+                        let index = how.index(&mut |b| self.p(b, al));
+                        let seq = crate::lower::lent_seq(&krate, self.func, var, base);
+                        quote!(&mut #seq #index)
+                    }
                     how => {
                         let index = how.index(&mut |b| self.p(b, al));
                         quote!(&(#base)#index)
@@ -238,7 +243,14 @@ impl<'a> Reverse<'a> {
                     let call =
                         crate::lower::plain_call(&self.literals, callee, parens, args, &|a| {
                             let k = args.iter().position(|x| *x == a).expect("an argument");
-                            slice_of(k, &self.p(a, al))
+                            match lent[k] {
+                                // As written: the callee may take `&mut [T; N]`.
+                                crate::ir::Lent::Mut { bare: true, .. } => {
+                                    let p = self.p(a, al);
+                                    quote!(&mut #p)
+                                }
+                                _ => slice_of(k, &self.p(a, al)),
+                            }
                         });
                     return Self::def(*out, call);
                 }
@@ -248,7 +260,7 @@ impl<'a> Reverse<'a> {
                 // buffers; an output goes again as the copy taken here, since the function may
                 // write it after the call. The other arguments are kept before the call takes
                 // them, after the copies.
-                let copied = self.copied_outputs(args);
+                let copied = self.copied_outputs(args, lent);
                 let mut kept_args: Vec<TokenStream> = copied
                     .iter()
                     .map(|var| {
@@ -267,6 +279,18 @@ impl<'a> Reverse<'a> {
                     let bounds: Vec<TokenStream> =
                         lent[i].bounds().iter().map(|b| self.p(*b, al)).collect();
                     call_args.push(match self.slice_reads.get(&a.0) {
+                        // A local, or a part of an output slice, lent mutably: the part as it is
+                        // before the call, and the variable's length, for the buffer of a
+                        // local's adjoint.
+                        _ if let Some(var) = lent[i].mutable() => {
+                            let index = lent[i].index(&mut |b| self.p(b, al));
+                            let seq = crate::lower::lent_seq(&krate, self.func, var, p);
+                            kept_args.push(quote!(<[_]>::to_vec(&#seq #index)));
+                            kept_args.push(quote!(#seq.len()));
+                            kept_args.extend(bounds);
+                            let part = slice_of(i, p);
+                            quote!(#krate::__private::lend(#part))
+                        }
                         Some((var, true)) if self.lent_twice(args, *var) => quote!(&*#p),
                         Some((_, true)) => quote!(#krate::__private::lend(&mut *#p)),
                         Some((_, false)) => {

@@ -30,6 +30,10 @@ impl<'a> Reverse<'a> {
             if let Inst::Assign { var, .. } | Inst::IndexAssign { var, .. } = inst {
                 assigned.insert(var.0);
             }
+            // A variable lent to a call that writes it (`&mut v[..]`).
+            if let Inst::Call { lent, .. } = inst {
+                assigned.extend(lent.iter().filter_map(|l| l.mutable()).map(|v| v.0));
+            }
         }
         let params: HashSet<u32> = self.func.params.iter().map(|p| p.var.0).collect();
         let stable: HashSet<u32> = params

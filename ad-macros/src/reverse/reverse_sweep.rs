@@ -385,10 +385,11 @@ impl<'a> Reverse<'a> {
                 let bars = hyg("__bars");
                 let mut body = TokenStream::new();
                 for (i, a) in args.iter().enumerate() {
-                    if functions[i] {
+                    // A local lent mutably: its adjoint was the callee's buffer.
+                    if functions[i] || lent[i].mutable().is_some() {
                         continue;
                     }
-                    if lent[i] != Lent::No && !self.slice_reads.contains_key(&a.0) {
+                    if lent[i].shared() && !self.slice_reads.contains_key(&a.0) {
                         let buffer = lent_buffer(i);
                         body.extend(self.acc(*a, quote!(#buffer)));
                         continue;
@@ -402,7 +403,7 @@ impl<'a> Reverse<'a> {
                     // The arguments again, the slices with their adjoint buffers (an output as
                     // the copy taken at the call); a slice passed twice gets a second buffer,
                     // added to its own after the call.
-                    let copied = self.copied_outputs(args);
+                    let copied = self.copied_outputs(args, lent);
                     let (mut call_args, mut buffers) = (Vec::new(), Vec::new());
                     let (mut seen, mut extra, mut merge) = (Vec::new(), Vec::new(), Vec::new());
                     for (c, var) in copied.iter().enumerate() {
@@ -425,6 +426,26 @@ impl<'a> Reverse<'a> {
                             continue;
                         }
                         match self.slice_reads.get(&a.0) {
+                            // A local, or a part of an output slice, lent mutably: the part as
+                            // it was before the call, and the part of the variable's adjoint,
+                            // turned by the callee from the adjoint of the values after the
+                            // call into that of those before.
+                            _ if let Some(var) = lent[i].mutable() => {
+                                let (copy_at, len_at) =
+                                    (syn::Index::from(k), syn::Index::from(k + 1));
+                                k += 2;
+                                let range = part(&mut k, lent[i]);
+                                let copy = hyg(&format!("__before{i}"));
+                                extra.push(quote!(let mut #copy = #r.0.#copy_at;));
+                                call_args.push(quote!(#krate::__private::lend(&mut #copy[..])));
+                                buffers.push(if self.is_slice(var) {
+                                    let bar = bar_ident(var);
+                                    quote!(&mut #bar #range)
+                                } else {
+                                    let (x, kind) = (x_ident(var), k_ident(var));
+                                    quote!(&mut #krate::__private::seq_buffer(&mut #x, &#kind, #r.0.#len_at)#range)
+                                });
+                            }
                             Some((var, mutable)) => {
                                 let ident = &self.func.vars[var.0 as usize].ident;
                                 let copy = hyg(&format!("__copy{}", var.0));

@@ -159,7 +159,8 @@ pub struct Dup<'a, E: Differentiable> {
 /// drop(guard);
 /// ```
 pub struct DupMut<'a, E: Differentiable> {
-    /// The argument, as the function left it.
+    /// The argument as it was before the call: the function writes it when the derivative's
+    /// forward sweep runs, and the reverse sweep lends the rule a copy taken before.
     pub value: &'a mut [E],
     /// The adjoint of the written values; set it to zero after reading it.
     pub adjoint: &'a mut [Tan<E>],
