@@ -370,8 +370,9 @@ pub enum Arg {
     Bool(Cond),
     /// A `char` or `i32` literal, or `*p` / `&q` of arrays.
     Raw(String),
-    /// A part of an array, a `Vec` or a slice: `&v`, `&v[..]`, `&v[lo..hi]`, `&v[..hi]`.
-    Part(String, Part),
+    /// A part of an array, a `Vec` or a slice: `&v`, `&v[..]`, `&v[lo..hi]`, `&v[..hi]`; with
+    /// `true`, lent to a callee that writes it (`&mut v[lo..hi]`).
+    Part(String, Part, bool),
     /// A function item of the batch, passed to a function parameter.
     FnItem(String),
 }

@@ -6,16 +6,17 @@ use super::*;
 impl Gen<'_> {
     /// A call of an earlier function whose parameters this scope can fill.
     pub(super) fn call_expr(&mut self, d: usize) -> Option<(FE, f64)> {
-        let idx = self.callee(true)?;
+        let idx = self.callee(true, false)?;
         let callee = &self.funcs[idx];
-        let args = self.args(&callee.params.clone(), d)?;
+        let args = self.args(&callee.params.clone(), d, 0.0)?;
         let callee = &self.funcs[idx];
         Some((FE::Call(callee.name.clone(), args), callee.ret_bound))
     }
 
     /// An earlier function that returns a value (`value`) or any; none with `&mut` outputs in
-    /// an expression (a borrow there may clash with a read of the same output).
-    pub(super) fn callee(&mut self, value: bool) -> Option<usize> {
+    /// an expression (a borrow there may clash with a read of the same output). With
+    /// `writing`, one that writes a `&mut [f64]`.
+    pub(super) fn callee(&mut self, value: bool, writing_only: bool) -> Option<usize> {
         let candidates: Vec<usize> = (0..self.funcs.len())
             .filter(|&i| {
                 let f = &self.funcs[i];
@@ -30,7 +31,7 @@ impl Gen<'_> {
                     && f.params.iter().all(|p| match p.ty {
                         Ty::F | Ty::U(_) | Ty::Pair | Ty::Bool | Ty::Char | Ty::I32(..) => true,
                         Ty::Vec(_) => false,
-                        Ty::Out(n) => !value && self.array_for(AKind::Out, n, true).is_some(),
+                        Ty::Out(n) => !value && !self.out_sources(n, f.out_spent).is_empty(),
                         Ty::Slice(n) => !self.slice_sources(n).is_empty(),
                         Ty::Arr(n) => {
                             self.array_for(AKind::Arr, n, false).is_some()
@@ -58,8 +59,24 @@ impl Gen<'_> {
             .copied()
             .filter(|&i| self.funcs[i].takes_fn())
             .collect();
+        // Those that write a `&mut [f64]`: lent a local (`&mut v[lo..hi]`) or an output.
+        let writing: Vec<usize> = candidates
+            .iter()
+            .copied()
+            .filter(|&i| {
+                self.funcs[i]
+                    .params
+                    .iter()
+                    .any(|p| matches!(p.ty, Ty::Out(_)))
+            })
+            .collect();
+        if writing_only {
+            return (!writing.is_empty()).then(|| *self.rng.pick(&writing));
+        }
         if !taking.is_empty() && self.rng.chance(0.3) {
             Some(*self.rng.pick(&taking))
+        } else if !writing.is_empty() && self.rng.chance(0.5) {
+            Some(*self.rng.pick(&writing))
         } else if candidates.is_empty() {
             None
         } else {
@@ -96,7 +113,8 @@ impl Gen<'_> {
             .next_back()
     }
 
-    pub(super) fn args(&mut self, params: &[Param], d: usize) -> Option<Vec<Arg>> {
+    /// Arguments for `params`; `need` is what the callee adds to its output at most.
+    pub(super) fn args(&mut self, params: &[Param], d: usize, need: f64) -> Option<Vec<Arg>> {
         let mut args = Vec::new();
         for p in params {
             args.push(match p.ty {
@@ -122,7 +140,7 @@ impl Gen<'_> {
                     Arg::FnItem(self.funcs[*self.rng.pick(&items)].name.clone())
                 }
                 Ty::ConstSlice(n) => Arg::Name(self.array_for(AKind::ConstSlice, n, false)?),
-                Ty::Out(n) => Arg::Name(self.array_for(AKind::Out, n, true)?),
+                Ty::Out(n) => self.out_arg(n, need)?,
                 Ty::ConstF => {
                     let names: Vec<String> = self
                         .floats
@@ -150,27 +168,79 @@ impl Gen<'_> {
         Some(args)
     }
 
-    /// A call for its outputs, or a value bound by `let`.
-    pub(super) fn call_stmt(&mut self, out: &mut Vec<Stmt>) {
-        // A call for its outputs, or a value bound by `let`.
-        let Some(idx) = self.callee(false) else {
+    /// Whether one argument of a call to `name` reads a variable that another lends mutably,
+    /// which rustc rejects with or without the macro (E0499, E0502, E0503: `f(&mut v, v[0])`,
+    /// `f(&v, &mut v[1..])`, `f(out, out[0])`).
+    fn clashes(&self, name: &str, args: &[Arg]) -> bool {
+        let printer = crate::print::Printer::new(crate::print::Flavor::Ad, self.funcs);
+        let output = |n: &String| {
+            self.arrays
+                .iter()
+                .rev()
+                .find(|v| &v.name == n)
+                .is_some_and(|v| v.kind == AKind::Out)
+        };
+        args.iter().enumerate().any(|(i, a)| {
+            let lent = match a {
+                Arg::Part(n, _, true) => n,
+                Arg::Name(n) if output(n) => n,
+                _ => return false,
+            };
+            args.iter().enumerate().any(|(j, b)| {
+                j != i && {
+                    let text = printer.fe(&FE::Call(name.to_string(), vec![b.clone()]));
+                    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .any(|w| w == lent)
+                }
+            })
+        })
+    }
+
+    /// Whether a local array or `Vec` can be lent to a callee that writes it.
+    pub(super) fn lendable(&self) -> bool {
+        self.arrays
+            .iter()
+            .any(|a| matches!(a.kind, AKind::LocalArr | AKind::LocalVec) && a.writable())
+    }
+
+    /// A call for its outputs, or a value bound by `let`; with `writing`, of a function that
+    /// writes a `&mut [f64]`.
+    pub(super) fn call_stmt_writing(&mut self, out: &mut Vec<Stmt>, writing: bool) {
+        let Some(idx) = self.callee(false, writing) else {
             return;
         };
         let params = self.funcs[idx].params.clone();
-        let Some(args) = self.args(&params, 1) else {
+        let need = self.funcs[idx].out_spent;
+        let Some(args) = self.args(&params, 1, need) else {
             return;
         };
+        if self.clashes(&self.funcs[idx].name.clone(), &args) {
+            return;
+        }
         let f = &self.funcs[idx];
         let (name, returns, spent) = (f.name.clone(), f.returns, f.out_spent);
         let pair = f.pair;
-        // The callee's increments land in this function's output.
+        // The callee's increments land in what it writes: this function's output, or a local
+        // (which may no longer carry a derivative: the callee may overwrite it).
         for a in &args {
-            if let Arg::Name(n) = a
-                && let Some(av) = self.arrays.iter_mut().find(|v| &v.name == n)
-                && av.kind == AKind::Out
-            {
-                av.spent += spent * self.execs;
-                self.out_spent += spent * self.execs;
+            let (Arg::Name(n) | Arg::Part(n, _, true)) = a else {
+                continue;
+            };
+            let Some(av) = self.arrays.iter_mut().rev().find(|v| &v.name == n) else {
+                continue;
+            };
+            match av.kind {
+                AKind::Out => {
+                    av.spent += spent * self.execs;
+                    self.out_spent += spent * self.execs;
+                }
+                AKind::LocalArr | AKind::LocalVec | AKind::Arr | AKind::Vec
+                    if matches!(a, Arg::Part(..)) =>
+                {
+                    av.spent += spent * self.execs;
+                    av.active = false;
+                }
+                _ => {}
             }
         }
         if pair {

@@ -37,14 +37,77 @@ impl Gen<'_> {
                 } else {
                     Part::Range(0, n)
                 };
-                Arg::Part(a.name, p)
+                Arg::Part(a.name, p, false)
             } else if self.rng.chance(0.3) {
-                Arg::Part(a.name, Part::To(n))
+                Arg::Part(a.name, Part::To(n), false)
             } else {
                 let lo = self.rng.below(a.len - n + 1);
-                Arg::Part(a.name, Part::Range(lo, lo + n))
+                Arg::Part(a.name, Part::Range(lo, lo + n), false)
             },
         )
+    }
+
+    /// What can be lent as a `&mut [f64]` of `n` elements to a callee that adds at most
+    /// `need` to each (its `out_spent`): an output slice of this function, whole or in part, or
+    /// a local array or `Vec` (or a `mut` parameter) long enough with that much room; none
+    /// that a `for` or a view borrows.
+    pub(super) fn out_sources(&self, n: usize, need: f64) -> Vec<AVar> {
+        self.arrays
+            .iter()
+            .enumerate()
+            .filter(|(i, a)| {
+                // The binding in scope of its name.
+                self.arrays.iter().rposition(|v| v.name == a.name) == Some(*i)
+                    && a.writable()
+                    && a.len >= n
+                    && match a.kind {
+                        AKind::Out => true,
+                        AKind::LocalArr | AKind::LocalVec | AKind::Arr | AKind::Vec => {
+                            a.cap - a.base - a.spent >= need * self.execs
+                        }
+                        _ => false,
+                    }
+            })
+            .map(|(_, a)| a.clone())
+            .collect()
+    }
+
+    /// An argument for a `&mut [f64]` parameter of `n` elements (see `out_sources`): an output
+    /// slice passed on as it is, or `&mut v`, `&mut v[..]`, `&mut v[lo..hi]`, `&mut v[..hi]`.
+    pub(super) fn out_arg(&mut self, n: usize, need: f64) -> Option<Arg> {
+        let c = self.out_sources(n, need);
+        if c.is_empty() {
+            return None;
+        }
+        // A local rather than this function's output, where there is one: the output is
+        // passed on in most functions that have one already.
+        let locals: Vec<AVar> = c.iter().filter(|a| a.kind != AKind::Out).cloned().collect();
+        let a = if !locals.is_empty() && self.rng.chance(0.7) {
+            self.rng.pick(&locals).clone()
+        } else {
+            self.rng.pick(&c).clone()
+        };
+        let output = a.kind == AKind::Out;
+        Some(if a.len == n {
+            if output && self.rng.chance(0.5) {
+                Arg::Name(a.name)
+            } else {
+                // `&mut out` of an output slice would be a `&mut &mut [f64]`.
+                let p = if !output && self.rng.chance(0.4) {
+                    Part::Whole
+                } else if self.rng.chance(0.5) {
+                    Part::Full
+                } else {
+                    Part::Range(0, n)
+                };
+                Arg::Part(a.name, p, true)
+            }
+        } else if self.rng.chance(0.3) {
+            Arg::Part(a.name, Part::To(n), true)
+        } else {
+            let lo = self.rng.below(a.len - n + 1);
+            Arg::Part(a.name, Part::Range(lo, lo + n), true)
+        })
     }
 
     /// `let row = &a[lo..hi];` of a slice parameter or a local array or `Vec`, at literal

@@ -41,33 +41,34 @@ impl Gen<'_> {
         let in_loop = !self.loops.is_empty();
         let deep = self.depth >= 3;
         let weights = [
-            8,                           // let
-            3,                           // let mut accumulator
-            2,                           // let idx
-            2,                           // let array
-            6,                           // assign / compound
-            5,                           // element assign
-            if deep { 0 } else { 4 },    // if
-            if deep { 0 } else { 5 },    // for
-            if deep { 0 } else { 2 },    // while
-            if deep { 0 } else { 2 },    // loop
-            if deep { 0 } else { 1 },    // let loop
-            if deep { 0 } else { 2 },    // counter
-            if in_loop { 3 } else { 0 }, // break / continue
-            2,                           // return
-            2,                           // call statement
-            1,                           // let pair / sum / assert
-            if deep { 0 } else { 1 },    // match statement
-            1,                           // const item / println
-            if deep { 0 } else { 1 },    // labelled block
-            1,                           // destructuring
-            if deep { 0 } else { 1 },    // if let / let else
-            if deep { 0 } else { 1 },    // while let
-            1,                           // collect
-            1,                           // closure
-            1,                           // array map
-            if deep { 0 } else { 1 },    // iter_mut
-            2,                           // view
+            8,                                   // let
+            3,                                   // let mut accumulator
+            2,                                   // let idx
+            2,                                   // let array
+            6,                                   // assign / compound
+            5,                                   // element assign
+            if deep { 0 } else { 4 },            // if
+            if deep { 0 } else { 5 },            // for
+            if deep { 0 } else { 2 },            // while
+            if deep { 0 } else { 2 },            // loop
+            if deep { 0 } else { 1 },            // let loop
+            if deep { 0 } else { 2 },            // counter
+            if in_loop { 3 } else { 0 },         // break / continue
+            2,                                   // return
+            3,                                   // call statement
+            1,                                   // let pair / sum / assert
+            if deep { 0 } else { 1 },            // match statement
+            1,                                   // const item / println
+            if deep { 0 } else { 1 },            // labelled block
+            1,                                   // destructuring
+            if deep { 0 } else { 1 },            // if let / let else
+            if deep { 0 } else { 1 },            // while let
+            1,                                   // collect
+            1,                                   // closure
+            1,                                   // array map
+            if deep { 0 } else { 1 },            // iter_mut
+            2,                                   // view
+            if self.lendable() { 3 } else { 0 }, // a local lent to a callee that writes it
         ];
         match self.rng.weighted(&weights) {
             0 => {
@@ -176,7 +177,7 @@ impl Gen<'_> {
             11 => self.counter_loop(out),
             12 => self.jump(out),
             13 => self.early_return(out),
-            14 => self.call_stmt(out),
+            14 => self.call_stmt_writing(out, false),
             15 => self.misc_stmt(out),
             16 => self.match_stmt(out),
             17 => self.item_stmt(out),
@@ -188,7 +189,8 @@ impl Gen<'_> {
             23 => self.let_closure(out),
             24 => self.let_arr_map(out),
             25 => self.for_iter_mut(out),
-            _ => self.let_view(out),
+            26 => self.let_view(out),
+            _ => self.call_stmt_writing(out, true),
         }
     }
 

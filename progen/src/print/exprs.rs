@@ -1,0 +1,372 @@
+//! Expressions: calls, floats, chains, patterns, indices and conditions.
+
+use super::*;
+
+impl Printer<'_> {
+    pub(super) fn call(&self, name: &str, args: &[Arg]) -> String {
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| match a {
+                Arg::F(e) => self.fe(e),
+                Arg::U(i) => self.ie(i),
+                Arg::Name(n) | Arg::Raw(n) => n.clone(),
+                Arg::FnItem(n) => self.path(n),
+                Arg::Part(n, p, mutable) => {
+                    let r = if *mutable { "&mut " } else { "&" };
+                    match p {
+                        Part::Whole => format!("{r}{n}"),
+                        Part::Full => format!("{r}{n}[..]"),
+                        Part::Range(a, b) => format!("{r}{n}[{a}..{b}]"),
+                        Part::To(b) => format!("{r}{n}[..{b}]"),
+                    }
+                }
+                Arg::Pair(a, b) => format!("({}, {})", self.fe(a), self.fe(b)),
+                Arg::Bool(c) => self.cond(c),
+            })
+            .collect();
+        format!("{}({})", self.path(name), args.join(", "))
+    }
+
+    pub(super) fn receiver(&self, e: &FE) -> String {
+        match e {
+            FE::Lit(x) => match self.flavor {
+                Flavor::Ad if self.generic => self.flit(*x),
+                Flavor::Ad => format!("{}_f64", lit(*x)),
+                Flavor::Dual => self.fe(e),
+            },
+            // Arithmetic of literals alone is of no float type yet, which a method call
+            // needs (rustc's E0689 "ambiguous numeric type `{float}`", with or without the
+            // macro): give it the function's.
+            _ if self.flavor == Flavor::Ad && !self.generic && literal_only(e) => {
+                format!("({} as {})", self.fe(e), self.float_ty())
+            }
+            _ => self.fe(e),
+        }
+    }
+
+    pub fn fe(&self, e: &FE) -> String {
+        let dual = self.flavor == Flavor::Dual;
+        match e {
+            FE::Lit(x) => {
+                if dual {
+                    format!("pm::lit({})", lit(*x))
+                } else {
+                    self.flit(*x)
+                }
+            }
+            FE::Var(v) => v.clone(),
+            FE::ConstF(k) => {
+                if dual {
+                    k.clone()
+                } else {
+                    format!("{k}.0")
+                }
+            }
+            FE::Deref(x) => format!("(*{x})"),
+            FE::Index(a, i) => format!("{a}[{}]", self.ie(i)),
+            FE::Neg(a) => format!("(-{})", self.fe(a)),
+            FE::Bin(op, a, b) => format!("({} {} {})", self.fe(a), op.sym(), self.fe(b)),
+            FE::Rem(a, m) => {
+                if dual {
+                    format!("pm::rem({}, {})", self.fe(a), lit(*m))
+                } else {
+                    format!("({} % {})", self.fe(a), self.flit(*m))
+                }
+            }
+            FE::Unary { name, arg, path } => {
+                let a = self.receiver(arg);
+                if !dual {
+                    if *path {
+                        format!("{}::{name}({a})", self.float_ty())
+                    } else {
+                        format!("{a}.{name}()")
+                    }
+                } else if DUAL_METHODS.contains(name) {
+                    format!("{a}.{name}()")
+                } else {
+                    format!("pm::{name}({a})")
+                }
+            }
+            FE::Powi(a, k) => format!("{}.powi({k})", self.receiver(a)),
+            FE::WithLit(name, a, x) if dual => {
+                format!("{}.{name}({})", self.receiver(a), lit(*x))
+            }
+            FE::WithLit(name, a, x) => format!("{}.{name}({})", self.receiver(a), self.flit(*x)),
+            FE::Binary(name, a, b) => {
+                let (a, b) = (self.receiver(a), self.fe(b));
+                if !dual {
+                    return format!("{a}.{name}({b})");
+                }
+                match *name {
+                    "atan2" => format!("{a}.atan2({b})"),
+                    _ => format!("pm::{name}({a}, {b})"),
+                }
+            }
+            FE::Clamp(a, lo, hi) => {
+                if dual {
+                    format!("pm::clamp({}, {}, {})", self.fe(a), lit(*lo), lit(*hi))
+                } else {
+                    let (lo, hi) = (self.flit(*lo), self.flit(*hi));
+                    format!("{}.clamp({lo}, {hi})", self.receiver(a))
+                }
+            }
+            FE::MulAdd(a, b, c) if dual => {
+                format!(
+                    "pm::mul_add({}, {}, {})",
+                    self.fe(a),
+                    self.fe(b),
+                    self.fe(c)
+                )
+            }
+            FE::MulAdd(a, b, c) => format!(
+                "{}.mul_add({}, {})",
+                self.receiver(a),
+                self.fe(b),
+                self.fe(c)
+            ),
+            FE::FromInt(i) => {
+                if dual {
+                    format!("pm::lit({} as f64)", self.ie(i))
+                } else {
+                    if self.generic {
+                        format!("T::from({}).unwrap()", self.ie(i))
+                    } else {
+                        format!("({} as f64)", self.ie(i))
+                    }
+                }
+            }
+            FE::Call(name, args) => self.call(name, args),
+            FE::MatchBool(c, a, b) => format!(
+                "(match {} {{ true => {}, false => {} }})",
+                self.cond(c),
+                self.fe(a),
+                self.fe(b)
+            ),
+            FE::Named(n) => {
+                if dual {
+                    format!("pm::lit(std::f64::consts::{n})")
+                } else {
+                    if self.generic {
+                        format!("T::from(std::f64::consts::{n}).unwrap()")
+                    } else {
+                        format!("std::f64::consts::{n}")
+                    }
+                }
+            }
+            FE::ConstItem(n) => {
+                if dual {
+                    format!("pm::lit({n})")
+                } else if self.generic {
+                    format!("T::from({n}).unwrap()")
+                } else {
+                    n.clone()
+                }
+            }
+            FE::Field(p, k) => format!("{p}.{k}"),
+            FE::Block(name, init, value) => {
+                let t = if dual || !init.has_typed_leaf() {
+                    format!(": {}", self.float_ty())
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{{ let {name}{t} = {}; {} }}",
+                    self.fe(init),
+                    self.fe(value)
+                )
+            }
+            FE::PowiVar(a, n) => format!("{}.powi({n})", self.receiver(a)),
+            FE::If(c, a, b) => format!(
+                "(if {} {{ {} }} else {{ {} }})",
+                self.cond(c),
+                self.fe(a),
+                self.fe(b)
+            ),
+            FE::Chain(c) => self.chain(c, true),
+            FE::CallClosure(h, a) => format!("{h}({})", self.fe(a)),
+            FE::MatchPair {
+                arr,
+                a,
+                b,
+                x,
+                y,
+                guard,
+                first,
+                second,
+            } => {
+                let (o, c) = if *arr { ("[", "]") } else { ("(", ")") };
+                format!(
+                    "(match {o}{}, {}{c} {{ {o}{x}, {y}{c} if {} => {}, {o}{x}, _{c} => {} }})",
+                    self.fe(a),
+                    self.fe(b),
+                    self.cond(guard),
+                    self.fe(first),
+                    self.fe(second)
+                )
+            }
+            FE::Match(s, arms) => {
+                let arms: Vec<String> = arms
+                    .iter()
+                    .map(|(p, e)| format!("{} => {}", self.pat(p), self.fe(e)))
+                    .collect();
+                format!("(match {} {{ {} }})", self.ie(s), arms.join(", "))
+            }
+        }
+    }
+
+    /// A chain, with its consumer (`consume`) or without (for `collect`).
+    pub(super) fn chain(&self, c: &Chain, consume: bool) -> String {
+        let dual = self.flavor == Flavor::Dual;
+        let ft = self.float_ty();
+        let mut s = match &c.source {
+            Source::Iter { arr, owned } => match owned {
+                Some(o) => format!("{arr}.iter().{o}()"),
+                None => format!("{arr}.iter()"),
+            },
+            Source::Enumerate(a) => format!("{a}.iter().enumerate()"),
+            Source::Zip(a, b) => format!("{a}.iter().zip({b}.iter())"),
+            Source::Windows(a, kind, k) => format!("{a}.{kind}({k})"),
+        };
+        let pattern = |item: Item, names: &[String]| match item {
+            Item::Ref => format!("&{}", names[0]),
+            Item::Val | Item::Win => names[0].clone(),
+            Item::Idx => format!("({}, &{})", names[0], names[1]),
+            Item::Pair => format!("(&{}, &{})", names[0], names[1]),
+        };
+        for (k, a) in c.adapters.iter().enumerate() {
+            let item = c.items_before(k);
+            match a {
+                Adapter::Rev => s.push_str(".rev()"),
+                Adapter::Skip(n) => s.push_str(&format!(".skip({n})")),
+                Adapter::Take(n) => s.push_str(&format!(".take({n})")),
+                Adapter::StepBy(n) => s.push_str(&format!(".step_by({n})")),
+                Adapter::Filter(v, cond) => {
+                    let p = if item == Item::Ref {
+                        format!("&&{v}")
+                    } else {
+                        format!("&{v}")
+                    };
+                    s.push_str(&format!(".filter(|{p}| {})", self.cond(cond)));
+                }
+                Adapter::Map(names, body) => {
+                    s.push_str(&format!(
+                        ".map(|{}| {})",
+                        pattern(item, names),
+                        self.fe(body)
+                    ));
+                }
+            }
+        }
+        if !consume {
+            return s;
+        }
+        let item = c.items_before(c.adapters.len());
+        match &c.consumer {
+            // std's float `Sum` starts at -0.0 (an empty sum is -0.0, and `signum` of it is -1);
+            // num-dual's starts at 0.0, so the oracle folds from -0.0.
+            Consumer::Sum if self.flavor == Flavor::Dual => {
+                let v = if item == Item::Ref { "&v" } else { "v" };
+                s.push_str(&format!(".fold(pm::lit(-0.0), |acc, {v}| acc + v)"));
+            }
+            Consumer::Sum => s.push_str(&format!(".sum::<{ft}>()")),
+            Consumer::Product => s.push_str(&format!(".product::<{ft}>()")),
+            Consumer::Fold {
+                init,
+                acc,
+                var,
+                body,
+            } => {
+                let init = if dual {
+                    format!("pm::lit({})", lit(*init))
+                } else {
+                    format!("{}_f64", lit(*init))
+                };
+                let p = pattern(item, std::slice::from_ref(var));
+                s.push_str(&format!(".fold({init}, |{acc}, {p}| {})", self.fe(body)));
+            }
+            Consumer::Best { max, form } => {
+                let m = if *max { "max_by" } else { "min_by" };
+                if dual {
+                    // The standard library's choice among the items, with the oracle's order,
+                    // which notes how close two items come.
+                    s.push_str(&format!(".{m}(|a, b| pm::order(a, b)).unwrap()"));
+                } else {
+                    let cmp = match form {
+                        0 => "|a, b| a.partial_cmp(b).unwrap()",
+                        1 => "|a, b| a.total_cmp(b)",
+                        _ => "f64::total_cmp",
+                    };
+                    s.push_str(&format!(".{m}({cmp}).unwrap()"));
+                }
+            }
+            Consumer::FoldBest { max } => {
+                let (m, start) = if *max {
+                    ("max", "NEG_INFINITY")
+                } else {
+                    ("min", "INFINITY")
+                };
+                if dual {
+                    s.push_str(&format!(".reduce(pm::{m}).unwrap()"));
+                } else {
+                    s.push_str(&format!(".fold(f64::{start}, f64::{m})"));
+                }
+            }
+        }
+        format!("({s})")
+    }
+
+    pub(super) fn pat(&self, p: &Pat) -> String {
+        match p {
+            Pat::Lit(n) => n.to_string(),
+            Pat::Or(a, b) => format!("{a} | {b}"),
+            Pat::Range(a, b) => format!("{a}..={b}"),
+            Pat::Wild => "_".into(),
+            Pat::Guard(c) => format!("_ if {}", self.cond(c)),
+        }
+    }
+
+    pub fn ie(&self, i: &IE) -> String {
+        match i {
+            IE::Lit(n) => n.to_string(),
+            IE::Var(v) => v.clone(),
+            IE::Len(a) => format!("{a}.len()"),
+            IE::Add(a, b) => format!("({} + {})", self.ie(a), self.ie(b)),
+            IE::Sub(a, b) => format!("({} - {})", self.ie(a), self.ie(b)),
+            IE::Mul(a, b) => format!("({} * {})", self.ie(a), self.ie(b)),
+            IE::Div(a, k) => format!("({} / {k})", self.ie(a)),
+            IE::Rem(a, k) => format!("({} % {k})", self.ie(a)),
+            IE::FromFloat(e) => match self.flavor {
+                Flavor::Ad => format!("(({}) as usize)", self.fe(e)),
+                Flavor::Dual => format!("pm::to_usize({})", self.fe(e)),
+            },
+        }
+    }
+
+    pub(super) fn cond(&self, c: &Cond) -> String {
+        match c {
+            Cond::F(op, a, b) => match self.flavor {
+                Flavor::Ad => format!("({} {} {})", self.fe(a), op.sym(), self.fe(b)),
+                Flavor::Dual => format!("pm::{}({}, {})", op.name(), self.fe(a), self.fe(b)),
+            },
+            Cond::I(op, a, b) => format!("({} {} {})", self.ie(a), op.sym(), self.ie(b)),
+            Cond::Even(a) => format!("({} % 2 == 0)", self.ie(a)),
+            Cond::And(a, b) => format!("({} && {})", self.cond(a), self.cond(b)),
+            Cond::Or(a, b) => format!("({} || {})", self.cond(a), self.cond(b)),
+            Cond::Not(a) => format!("(!{})", self.cond(a)),
+            Cond::Finite(e) => match self.flavor {
+                Flavor::Ad => format!("{}.is_finite()", self.receiver(e)),
+                Flavor::Dual => format!("{}.re.is_finite()", self.fe(e)),
+            },
+            Cond::TotalLt(a, b) => match self.flavor {
+                Flavor::Ad => format!(
+                    "({}.total_cmp(&{}) == std::cmp::Ordering::Less)",
+                    self.receiver(a),
+                    self.fe(b)
+                ),
+                Flavor::Dual => format!("pm::total_lt({}, {})", self.fe(a), self.fe(b)),
+            },
+            Cond::Flag(n) => n.clone(),
+            Cond::CharIs(n, c) => format!("({n} == {c:?})"),
+        }
+    }
+}

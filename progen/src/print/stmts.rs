@@ -1,0 +1,377 @@
+//! Statements and blocks.
+
+use super::*;
+
+impl Printer<'_> {
+    pub(super) fn stmt(&mut self, s: &Stmt) {
+        let ft = self.float_ty();
+        match s {
+            Stmt::Let {
+                name,
+                mutable,
+                typed,
+                init,
+            } => {
+                let m = if *mutable { "mut " } else { "" };
+                let t = if *typed || self.flavor == Flavor::Dual || !init.has_typed_leaf() {
+                    format!(": {ft}")
+                } else {
+                    String::new()
+                };
+                let e = self.fe(init);
+                self.line(&format!("let {m}{name}{t} = {e};"));
+            }
+            Stmt::LetPair(a, b, x, y) => {
+                let t = if x.has_typed_leaf() && y.has_typed_leaf() {
+                    String::new()
+                } else {
+                    format!(": ({ft}, {ft})")
+                };
+                let (x, y) = (self.fe(x), self.fe(y));
+                self.line(&format!("let ({a}, {b}){t} = ({x}, {y});"));
+            }
+            Stmt::LetIdx(name, ie) => {
+                let e = self.ie(ie);
+                self.line(&format!("let {name}: usize = {e};"));
+            }
+            Stmt::LetArr { name, vec, init } => {
+                let (body, typed, n) = match init {
+                    ArrInit::Fill(e, n) => (format!("{}; {n}", self.fe(e)), e.has_typed_leaf(), *n),
+                    ArrInit::List(es) => (
+                        es.iter().map(|e| self.fe(e)).collect::<Vec<_>>().join(", "),
+                        es.iter().any(|e| e.has_typed_leaf()),
+                        es.len(),
+                    ),
+                };
+                let t = match (typed, *vec) {
+                    (true, _) => String::new(),
+                    (false, true) => format!(": Vec<{ft}>"),
+                    (false, false) => format!(": [{ft}; {n}]"),
+                };
+                let v = if *vec { "vec!" } else { "" };
+                self.line(&format!("let mut {name}{t} = {v}[{body}];"));
+            }
+            Stmt::LetSum(name, arr) => {
+                if self.flavor == Flavor::Dual {
+                    // From -0.0, as std's float `Sum` (see `Printer::chain`).
+                    self.line(&format!(
+                        "let {name}: {ft} = {arr}.iter().fold(pm::lit(-0.0), |acc, &v| acc + v);"
+                    ));
+                } else {
+                    self.line(&format!("let {name}: {ft} = {arr}.iter().sum();"));
+                }
+            }
+            Stmt::LetLoop {
+                name,
+                label,
+                guard,
+                trips,
+                body,
+                fallback,
+            } => {
+                self.line(&format!("let mut {guard}: usize = 0;"));
+                let l = label
+                    .as_ref()
+                    .map(|l| format!("'{l}: "))
+                    .unwrap_or_default();
+                self.line(&format!("let {name}: {ft} = {l}loop {{"));
+                self.indent += 1;
+                self.line(&format!("{guard} += 1;"));
+                let fb = self.fe(fallback);
+                self.line(&format!("if {guard} > {trips} {{"));
+                self.line(&format!("    break {fb};"));
+                self.line("}");
+                for s in body {
+                    self.stmt(s);
+                }
+                self.indent -= 1;
+                self.line("};");
+            }
+            Stmt::Assign(name, AssignOp::Rem, FE::Lit(m)) if self.flavor == Flavor::Dual => {
+                self.line(&format!("{name} = pm::rem({name}, {});", lit(*m)));
+            }
+            Stmt::Assign(name, op, e) => {
+                let e = self.fe(e);
+                self.line(&format!("{name} {} {e};", op.sym()));
+            }
+            Stmt::AssignElem(name, i, op, e) => {
+                let (i, e) = (self.ie(i), self.fe(e));
+                // On a `T` too, where `+=` is `AddAssign` (rustc's rule: a `Vec` indexed on
+                // the left is borrowed mutably before the right side reads it).
+                let reads = e
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .any(|w| w == name);
+                if (self.flavor == Flavor::Dual || (self.generic && reads)) && *op != AssignOp::Set
+                {
+                    // `a[i] += ..a[j]..` borrows `a` twice when `+=` is a trait method.
+                    self.line(&format!(
+                        "{{ let rhs = {e}; {name}[{i}] {} rhs; }}",
+                        op.sym()
+                    ));
+                } else {
+                    self.line(&format!("{name}[{i}] {} {e};", op.sym()));
+                }
+            }
+            Stmt::If(c, a, b) => {
+                let c = self.cond(c);
+                self.line(&format!("if {c} {{"));
+                self.block(a);
+                if b.is_empty() {
+                    self.line("}");
+                } else {
+                    self.line("} else {");
+                    self.block(b);
+                    self.line("}");
+                }
+            }
+            Stmt::For(kind, body) => {
+                let head = match kind {
+                    ForKind::Range {
+                        var,
+                        lo,
+                        hi,
+                        inclusive,
+                        rev,
+                        step,
+                    } => {
+                        let (lo, hi) = (self.ie(lo), self.ie(hi));
+                        let dots = if *inclusive { "..=" } else { ".." };
+                        if *rev {
+                            format!("for {var} in ({lo}{dots}{hi}).rev()")
+                        } else if *step > 1 {
+                            format!("for {var} in ({lo}{dots}{hi}).step_by({step})")
+                        } else {
+                            format!("for {var} in {lo}{dots}{hi}")
+                        }
+                    }
+                    ForKind::Iter { elem, arr, form } => match form {
+                        IterForm::RefPat => format!("for &{elem} in {arr}.iter()"),
+                        IterForm::Copied => format!("for {elem} in {arr}.iter().copied()"),
+                        IterForm::Borrow => format!("for &{elem} in &{arr}"),
+                        IterForm::Deref => format!("for {elem} in {arr}.iter()"),
+                    },
+                    ForKind::Enumerate { idx, elem, arr } => {
+                        format!("for ({idx}, &{elem}) in {arr}.iter().enumerate()")
+                    }
+                    ForKind::Zip { x, a, y, b } => {
+                        format!("for (&{x}, &{y}) in {a}.iter().zip({b}.iter())")
+                    }
+                };
+                let l = self.take_label();
+                self.line(&format!("{l}{head} {{"));
+                self.block(body);
+                self.line("}");
+            }
+            Stmt::While {
+                guard,
+                trips,
+                cond,
+                body,
+            } => {
+                self.line(&format!("let mut {guard}: usize = 0;"));
+                let c = match cond {
+                    Some(c) => format!(" && {}", self.cond(c)),
+                    None => String::new(),
+                };
+                let l = self.take_label();
+                self.line(&format!("{l}while {guard} < {trips}{c} {{"));
+                self.line(&format!("    {guard} += 1;"));
+                self.block(body);
+                self.line("}");
+            }
+            Stmt::Loop { guard, trips, body } => {
+                self.line(&format!("let mut {guard}: usize = 0;"));
+                let l = self.take_label();
+                self.line(&format!("{l}loop {{"));
+                self.line(&format!("    {guard} += 1;"));
+                self.line(&format!("    if {guard} > {trips} {{"));
+                self.line("        break;");
+                self.line("    }");
+                self.block(body);
+                self.line("}");
+            }
+            Stmt::Counter {
+                idx,
+                start,
+                step,
+                var,
+                trips,
+                body,
+            } => {
+                self.line(&format!("let mut {idx}: usize = {start};"));
+                self.line(&format!("for {var} in 0..{trips} {{"));
+                self.block(body);
+                self.line(&format!("    {idx} += {step};"));
+                self.line("}");
+            }
+            Stmt::Break(None) => self.line("break;"),
+            Stmt::Break(Some(e)) => {
+                let e = self.fe(e);
+                self.line(&format!("break {e};"));
+            }
+            Stmt::Continue => self.line("continue;"),
+            Stmt::Labelled(l, inner) => {
+                self.label = Some(l.clone());
+                self.stmt(inner);
+            }
+            Stmt::BreakTo(l, None) => self.line(&format!("break '{l};")),
+            Stmt::BreakTo(l, Some(e)) => {
+                let e = self.fe(e);
+                self.line(&format!("break '{l} {e};"));
+            }
+            Stmt::ContinueTo(l) => self.line(&format!("continue '{l};")),
+            Stmt::LetBlock {
+                name,
+                label,
+                body,
+                tail,
+            } => {
+                self.line(&format!("let {name}: {ft} = '{label}: {{"));
+                self.block(body);
+                let t = self.fe(tail);
+                self.line(&format!("    {t}"));
+                self.line("};");
+            }
+            Stmt::Return(None) => self.line("return;"),
+            Stmt::Return(Some(e)) => {
+                let e = self.fe(e);
+                self.line(&format!("return {e};"));
+            }
+            Stmt::ReturnPair(a, b) => {
+                let r = wrap(self.shape, &self.fe(a), &self.fe(b));
+                self.line(&format!("return {r};"));
+            }
+            Stmt::LetCallPair(a, b, name, args) => {
+                let c = self.call(name, args);
+                self.line(&format!("let ({a}, {b}) = {c};"));
+            }
+            Stmt::Call(name, args) => {
+                let c = self.call(name, args);
+                self.line(&format!("{c};"));
+            }
+            Stmt::Assert(e, debug) => {
+                let e = self.fe(e);
+                let d = if *debug { "debug_" } else { "" };
+                match self.flavor {
+                    Flavor::Ad => self.line(&format!("{d}assert!({e}.is_finite());")),
+                    Flavor::Dual => self.line(&format!("{d}assert!({e}.re.is_finite());")),
+                }
+            }
+            Stmt::Const(name, x) => self.line(&format!("const {name}: f64 = {};", lit(*x))),
+            Stmt::Match(scrutinee, arms) => {
+                let i = self.ie(scrutinee);
+                self.line(&format!("match {i} {{"));
+                self.indent += 1;
+                for (p, b) in arms {
+                    let p = self.pat(p);
+                    self.line(&format!("{p} => {{"));
+                    self.block(b);
+                    self.line("}");
+                }
+                self.indent -= 1;
+                self.line("}");
+            }
+            Stmt::Print(e) => {
+                let e = self.fe(e);
+                self.line(&format!("println!(\"{{:?}}\", {e});"));
+            }
+            Stmt::LetCollect(name, c) => {
+                let c = self.chain(c, false);
+                self.line(&format!("let mut {name}: Vec<{ft}> = {c}.collect();"));
+            }
+            Stmt::LetClosure { name, param, body } => {
+                let b = self.fe(body);
+                self.line(&format!("let {name} = |{param}: {ft}| {b};"));
+            }
+            Stmt::LetArrMap {
+                name,
+                arr,
+                param,
+                body,
+            } => {
+                let b = self.fe(body);
+                self.line(&format!("let mut {name} = {arr}.map(|{param}| {b});"));
+            }
+            Stmt::ForIterMut { var, arr, ops } => {
+                let l = self.take_label();
+                self.line(&format!("{l}for {var} in {arr}.iter_mut() {{"));
+                for (op, e) in ops {
+                    let e = self.fe(e);
+                    self.line(&format!("    *{var} {} {e};", op.sym()));
+                }
+                self.line("}");
+            }
+            Stmt::AssignPair(a, b, x, y) => {
+                let (x, y) = (self.fe(x), self.fe(y));
+                self.line(&format!("({a}, {b}) = ({x}, {y});"));
+            }
+            Stmt::LetArrPat {
+                names,
+                rest,
+                arr,
+                deref,
+            } => {
+                let mut pats = names.clone();
+                if *rest {
+                    pats.push("..".into());
+                }
+                let d = if *deref { "*" } else { "" };
+                self.line(&format!("let [{}] = {d}{arr};", pats.join(", ")));
+            }
+            Stmt::LetView { name, arr, lo, hi } => {
+                let (lo, hi) = (self.ie(lo), self.ie(hi));
+                self.line(&format!("let {name} = &{arr}[{lo}..{hi}];"));
+            }
+            Stmt::LetOpt(name, c, i) => {
+                let (c, i) = (self.cond(c), self.ie(i));
+                self.line(&format!(
+                    "let {name}: Option<usize> = if {c} {{ Some({i}) }} else {{ None }};"
+                ));
+            }
+            Stmt::IfLet {
+                opt,
+                var,
+                then,
+                els,
+            } => {
+                self.line(&format!("if let Some({var}) = {opt} {{"));
+                self.block(then);
+                if els.is_empty() {
+                    self.line("}");
+                } else {
+                    self.line("} else {");
+                    self.block(els);
+                    self.line("}");
+                }
+            }
+            Stmt::LetElse { opt, var, els } => {
+                self.line(&format!("let Some({var}) = {opt} else {{"));
+                self.block(std::slice::from_ref(&**els));
+                self.line("};");
+            }
+            Stmt::WhileLet {
+                guard,
+                trips,
+                var,
+                body,
+            } => {
+                self.line(&format!("let mut {guard}: usize = 0;"));
+                let l = self.take_label();
+                self.line(&format!(
+                    "{l}while let Some({var}) = (if {guard} < {trips} {{ Some({guard}) }} else {{ None }}) {{"
+                ));
+                self.line(&format!("    {guard} += 1;"));
+                self.block(body);
+                self.line("}");
+            }
+        }
+    }
+
+    pub(super) fn block(&mut self, b: &[Stmt]) {
+        self.indent += 1;
+        for s in b {
+            self.stmt(s);
+        }
+        self.indent -= 1;
+    }
+}
