@@ -516,10 +516,17 @@ fn lifetime_parameters_named_by_bounds() {
 }
 
 /// A function written for `f64` that calls generic ones without naming their type, as a user
-/// calls argmin's test functions from an objective of their own.
+/// calls argmin's test functions from an objective of their own, also with literal arguments
+/// beside typed ones.
 #[differentiable]
 fn objective(p: &[f64], k: f64) -> f64 {
-    rosenbrock(p) + softplus(k) * softplus(-k)
+    rosenbrock(p) + softplus(k) * softplus(-k) + blend(k, 0.25) * blend(2.0, p[1])
+}
+
+/// `a (1 - a) + b`.
+#[differentiable]
+fn blend<T: Float>(a: T, b: T) -> T {
+    a * (T::one() - a) + b
 }
 
 #[test]
@@ -556,6 +563,14 @@ fn a_monomorphic_function_calls_generic_ones_without_a_turbofish() {
         )),
         "{problems:?}"
     );
+    assert!(
+        problems.iter().any(|p| matches!(
+            p,
+            ad::Error::MissingRule { function, caller, .. }
+                if function.ends_with("::bare_pair<f64>") && caller.ends_with("::calls_bare_pair")
+        )),
+        "{problems:?}"
+    );
     // A generic function's calls are listed at each instantiation: `bare::<T>` is missing at
     // `f64` and at `f32`.
     for float in ["f64", "f32"] {
@@ -584,4 +599,14 @@ fn bare<T: Float>(x: T) -> T {
 #[differentiable]
 fn calls_bare(x: f64) -> f64 {
     bare(x) * 2.0
+}
+
+/// Generic, with no derivative anywhere, called with a literal beside a typed argument.
+fn bare_pair<T: Float>(x: T, y: T) -> T {
+    x.sin() * y
+}
+
+#[differentiable]
+fn calls_bare_pair(x: f64) -> f64 {
+    bare_pair(x, 0.5)
 }

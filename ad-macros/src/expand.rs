@@ -340,12 +340,18 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
 }
 
 /// The identity of a callee, at the instantiation its arguments' types make where the macro
-/// knows them all (a generic callee called without a turbofish), otherwise as it is written,
-/// which names a callee that is not generic.
+/// knows some of them (a generic callee called without a turbofish: `softplus(x, 2.0)` with
+/// `x: f64`; the others, a literal among them, are left to inference, `_`), otherwise as it is
+/// written, which names a callee that is not generic.
 fn callee_identity(krate: &TokenStream, site: &CalleeSite) -> TokenStream {
     let callee = &site.callee;
     let f = Ident::new("__ad_callee", Span::mixed_site());
-    let types: Option<Vec<&syn::Type>> = site.arg_types.iter().map(Option::as_ref).collect();
+    let types: Option<Vec<TokenStream>> = site.arg_types.iter().any(Option::is_some).then(|| {
+        site.arg_types
+            .iter()
+            .map(|t| t.as_ref().map_or_else(|| quote!(_), |t| quote!(#t)))
+            .collect()
+    });
     match types {
         Some(types) => quote!({
             use #krate::__private::{CalleeExact as _, CalleeOther as _};
