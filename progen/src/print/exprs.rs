@@ -4,6 +4,10 @@ use super::*;
 
 impl Printer<'_> {
     pub(super) fn call(&self, name: &str, args: &[Arg]) -> String {
+        let typed = args.iter().any(|a| match a {
+            Arg::F(FE::Var(n) | FE::Index(n, _)) | Arg::Name(n) => self.declared.contains(n),
+            _ => false,
+        });
         let args: Vec<String> = args
             .iter()
             .map(|a| match a {
@@ -24,7 +28,18 @@ impl Printer<'_> {
                 Arg::Bool(c) => self.cond(c),
             })
             .collect();
-        format!("{}({})", self.path(name), args.join(", "))
+        // A generic callee called from a function over `f64` with an argument whose declared
+        // type tells the macro the float type: without a turbofish, for callees of an even
+        // number (the others keep it, so that both spellings are generated).
+        let even = name
+            .trim_start_matches(|c: char| !c.is_ascii_digit())
+            .parse::<usize>()
+            .is_ok_and(|k| k % 2 == 0);
+        self.inferred
+            .set(self.flavor == Flavor::Ad && !self.generic && even && typed);
+        let path = self.path(name);
+        self.inferred.set(false);
+        format!("{path}({})", args.join(", "))
     }
 
     pub(super) fn receiver(&self, e: &FE) -> String {

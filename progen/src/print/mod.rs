@@ -32,6 +32,11 @@ pub struct Printer<'a> {
     /// Printing a generic function for ad: `T` for the float type, and every float literal
     /// as `T::from(x).unwrap()`.
     generic: bool,
+    /// The parameters of the function being printed whose declared type tells the macro the
+    /// float type (floats, slices and arrays of them).
+    declared: Vec<String>,
+    /// The call being printed leaves a generic callee's type to inference.
+    inferred: std::cell::Cell<bool>,
 }
 
 fn wrap(shape: Shape, a: &str, b: &str) -> String {
@@ -86,6 +91,8 @@ impl<'a> Printer<'a> {
             shape: Shape::Tuple,
             label: None,
             generic: false,
+            declared: Vec::new(),
+            inferred: std::cell::Cell::new(false),
         }
     }
 
@@ -156,6 +163,11 @@ impl<'a> Printer<'a> {
         //     fn h(x: f64) -> f64 { square(x) }
         match (self.flavor, f.generic) {
             (Flavor::Ad, false) => format!("crate::m{}::{}", f.module, name),
+            // From a function over `f64` whose arguments tell the macro the type: inferred, in
+            // the calls of about half the callees (`Printer::call`).
+            (Flavor::Ad, true) if self.inferred.get() => {
+                format!("crate::m{}::{}", f.module, name)
+            }
             // From a generic function, at its `T`, inferred.
             (Flavor::Ad, true) if self.generic => format!("crate::m{}::{}", f.module, name),
             (Flavor::Ad, true) => format!("crate::m{}::{}::<f64>", f.module, name),
@@ -185,6 +197,12 @@ impl<'a> Printer<'a> {
     }
 
     fn function_f64(&mut self, f: &Func, attribute: bool) {
+        self.declared = f
+            .params
+            .iter()
+            .filter(|p| matches!(p.ty, Ty::F | Ty::Slice(_) | Ty::Arr(_)))
+            .map(|p| p.name.clone())
+            .collect();
         if attribute {
             self.line("#[ad::differentiable]");
         }
