@@ -36,6 +36,10 @@ pub struct Param {
     pub ty: Ty,
     /// `mut name: ty`: a float, array or `Vec` parameter the function assigns.
     pub mutable: bool,
+    /// An output declared `&mut [f64; N]` rather than `&mut [f64]`.
+    pub array: bool,
+    /// An array parameter declared `[f64; N]` with the function's const parameter `N`.
+    pub generic_len: bool,
 }
 
 /// How a function returns two floats.

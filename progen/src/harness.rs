@@ -382,6 +382,20 @@ fn check_as(f: &Func, k: usize, name: &str, path: &str, oracle: &str) -> String 
                         args.push(format!("a{i}.clone()"));
                         tans.push(format!("t{i}.clone()"));
                     }
+                    // An output declared `&mut [f64; N]`: arrays throughout.
+                    _ if p.array => {
+                        writeln!(body, "let (a{i}, t{i}): ([pm::F; {n}], [pm::F; {n}]) = (pm::arr(&a{i}), pm::arr(&t{i}));").unwrap();
+                        writeln!(
+                            body,
+                            "let u{i}: [pm::F; {n}] = pm::arr(&pm::floats(ck, {n}));"
+                        )
+                        .unwrap();
+                        writeln!(body, "let mut o{i} = pm::dual_arr(a{i}, t{i});").unwrap();
+                        oracle_args.push(format!("&mut o{i}"));
+                        args.push(format!("&mut y{i}"));
+                        tans.push(format!("&mut dy{i}"));
+                        seen.push(i);
+                    }
                     _ => {
                         writeln!(body, "let u{i} = pm::floats(ck, {n});").unwrap();
                         writeln!(body, "let mut o{i} = pm::duals(&a{i}, &t{i});").unwrap();
@@ -535,7 +549,11 @@ fn check_as(f: &Func, k: usize, name: &str, path: &str, oracle: &str) -> String 
                     .unwrap();
                     bars.push(format!("&mut ub{i}[..]"));
                     terms.push(format!("pm::dot(&ub{i}, &t{i})"));
-                    rargs.push(format!("&mut z{i}[..]"));
+                    rargs.push(if p.array {
+                        format!("&mut z{i}")
+                    } else {
+                        format!("&mut z{i}[..]")
+                    });
                 }
                 Ty::F => {
                     bars.push("()".into());

@@ -29,12 +29,15 @@ impl Gen<'_> {
                 }) && (!value || (f.returns && !f.pair))
                     && (!f.pair || f.pair_shape == Shape::Tuple)
                     && f.params.iter().all(|p| match p.ty {
+                        Ty::Out(n) if p.array => {
+                            !value && !self.out_sources(n, f.out_spent, true).is_empty()
+                        }
                         Ty::F | Ty::U(_) | Ty::Pair | Ty::Bool | Ty::Char | Ty::I32(..) => true,
                         Ty::Vec(_) => false,
-                        Ty::Out(n) => !value && !self.out_sources(n, f.out_spent).is_empty(),
+                        Ty::Out(n) => !value && !self.out_sources(n, f.out_spent, false).is_empty(),
                         Ty::Slice(n) => !self.slice_sources(n).is_empty(),
                         Ty::Arr(n) => {
-                            self.array_for(AKind::Arr, n, false).is_some()
+                            self.array_arg_for(n, p.generic_len).is_some()
                                 || self.arr_refs.iter().any(|r| r.1 == n)
                         }
                         // The README: a reference to an array is not passed on to another
@@ -113,6 +116,20 @@ impl Gen<'_> {
             .next_back()
     }
 
+    /// An array of `n` elements to pass by value: to a `[f64; N]` of the callee's const `N`
+    /// any, to a `[f64; n]` one whose type is not this function's `[f64; N]`.
+    fn array_arg_for(&self, n: usize, generic_len: bool) -> Option<String> {
+        self.arrays
+            .iter()
+            .filter(|a| {
+                a.len == n
+                    && matches!(a.kind, AKind::Arr | AKind::LocalArr)
+                    && (generic_len || !self.const_arrays.contains(&a.name))
+            })
+            .map(|a| a.name.clone())
+            .next_back()
+    }
+
     /// Arguments for `params`; `need` is what the callee adds to its output at most.
     pub(super) fn args(&mut self, params: &[Param], d: usize, need: f64) -> Option<Vec<Arg>> {
         let mut args = Vec::new();
@@ -131,7 +148,7 @@ impl Gen<'_> {
                     if !refs.is_empty() && self.rng.chance(0.5) {
                         Arg::Raw(format!("*{}", self.rng.pick(&refs)))
                     } else {
-                        Arg::Name(self.array_for(AKind::Arr, n, false)?)
+                        Arg::Name(self.array_arg_for(n, p.generic_len)?)
                     }
                 }
                 Ty::ArrRef(_) => return None,
@@ -140,7 +157,7 @@ impl Gen<'_> {
                     Arg::FnItem(self.funcs[*self.rng.pick(&items)].name.clone())
                 }
                 Ty::ConstSlice(n) => Arg::Name(self.array_for(AKind::ConstSlice, n, false)?),
-                Ty::Out(n) => self.out_arg(n, need)?,
+                Ty::Out(n) => self.out_arg(n, need, p.array)?,
                 Ty::ConstF => {
                     let names: Vec<String> = self
                         .floats

@@ -385,6 +385,9 @@ impl Gen<'_> {
             BASE_CAP,
         );
         let name = self.fresh("l");
+        if self.const_arrays.contains(&a.name) {
+            self.const_arrays.push(name.clone());
+        }
         let active = self.is_active(&body, std::slice::from_ref(&param));
         self.arrays.push(AVar {
             name: name.clone(),

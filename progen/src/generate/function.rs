@@ -14,6 +14,8 @@ impl Gen<'_> {
                 name: "x0".into(),
                 ty: Ty::F,
                 mutable: false,
+                array: false,
+                generic_len: false,
             });
             return (params, true);
         }
@@ -27,6 +29,8 @@ impl Gen<'_> {
                 name: format!("x{k}"),
                 ty: Ty::F,
                 mutable: false,
+                array: false,
+                generic_len: false,
             });
         }
         if rule {
@@ -69,6 +73,8 @@ impl Gen<'_> {
                     name: format!("{prefix}0"),
                     ty,
                     mutable: false,
+                    array: false,
+                    generic_len: false,
                 });
             }
         }
@@ -98,6 +104,8 @@ impl Gen<'_> {
                     name: "x0".into(),
                     ty: Ty::F,
                     mutable: false,
+                    array: false,
+                    generic_len: false,
                 },
             );
         }
@@ -115,6 +123,8 @@ impl Gen<'_> {
                     name: format!("x{k}"),
                     ty: Ty::F,
                     mutable: false,
+                    array: false,
+                    generic_len: false,
                 });
                 k += 1;
             }
@@ -148,7 +158,36 @@ impl Gen<'_> {
             if matches!(p.ty, Ty::F | Ty::Arr(_) | Ty::Vec(_)) && self.rng.chance(0.2) {
                 p.mutable = true;
             }
+            // Some outputs are references to arrays, `&mut [f64; N]`.
+            if matches!(p.ty, Ty::Out(_)) && self.rng.chance(0.3) {
+                p.array = true;
+            }
         }
+        // Some functions over `f64` are generic over the length of their arrays of one length
+        // (`fn f<const N: usize>(q: [f64; N])`); not those that take a function.
+        let arr_len = params.iter().find_map(|p| match p.ty {
+            Ty::Arr(n) => Some(n),
+            _ => None,
+        });
+        if let Some(n) = arr_len
+            && !self.generic
+            && !params.iter().any(|p| matches!(p.ty, Ty::FnArg(_)))
+            && self.rng.chance(0.3)
+        {
+            for p in params.iter_mut() {
+                p.generic_len = p.ty == Ty::Arr(n);
+            }
+        }
+        self.const_arrays = params
+            .iter()
+            .filter(|p| p.generic_len)
+            .map(|p| p.name.clone())
+            .collect();
+        self.out_arrays = params
+            .iter()
+            .filter(|p| p.array)
+            .map(|p| p.name.clone())
+            .collect();
         self.shape = *self.rng.pick(&[Shape::Tuple, Shape::Array, Shape::Vec]);
         for p in &params {
             if matches!(p.ty, Ty::F | Ty::Pair) {

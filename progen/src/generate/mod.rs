@@ -151,6 +151,11 @@ pub struct Gen<'a> {
     views: Vec<(usize, String, bool)>,
     /// Function parameters (`g0`), called as `g0(e)`.
     fn_params: Vec<String>,
+    /// Outputs declared `&mut [f64; N]`.
+    out_arrays: Vec<String>,
+    /// Arrays of the function's const length `N` (its `[f64; N]` parameters and their `map`s):
+    /// passed whole only where a callee takes `[f64; N]` of its own `N`.
+    const_arrays: Vec<String>,
     /// Float parameters and locals that surely carry a derivative, by name (names are fresh,
     /// so the list only grows).
     active: Vec<String>,
@@ -202,6 +207,8 @@ impl<'a> Gen<'a> {
             views: Vec::new(),
             active: Vec::new(),
             fn_params: Vec::new(),
+            out_arrays: Vec::new(),
+            const_arrays: Vec::new(),
             single: false,
             generic: false,
         }

@@ -50,8 +50,9 @@ impl Gen<'_> {
     /// What can be lent as a `&mut [f64]` of `n` elements to a callee that adds at most
     /// `need` to each (its `out_spent`): an output slice of this function, whole or in part, or
     /// a local array or `Vec` (or a `mut` parameter) long enough with that much room; none
-    /// that a `for` or a view borrows.
-    pub(super) fn out_sources(&self, n: usize, need: f64) -> Vec<AVar> {
+    /// that a `for` or a view borrows. To a `&mut [f64; N]` (`array`): an array of `n`
+    /// elements whole, a local or a `mut` parameter, or an output of this function declared so.
+    pub(super) fn out_sources(&self, n: usize, need: f64, array: bool) -> Vec<AVar> {
         self.arrays
             .iter()
             .enumerate()
@@ -60,10 +61,14 @@ impl Gen<'_> {
                 self.arrays.iter().rposition(|v| v.name == a.name) == Some(*i)
                     && a.writable()
                     && a.len >= n
+                    && (!array || (a.len == n && !self.const_arrays.contains(&a.name)))
                     && match a.kind {
-                        AKind::Out => true,
-                        AKind::LocalArr | AKind::LocalVec | AKind::Arr | AKind::Vec => {
+                        AKind::Out => !array || self.out_arrays.contains(&a.name),
+                        AKind::LocalArr | AKind::Arr => {
                             a.cap - a.base - a.spent >= need * self.execs
+                        }
+                        AKind::LocalVec | AKind::Vec => {
+                            !array && a.cap - a.base - a.spent >= need * self.execs
                         }
                         _ => false,
                     }
@@ -74,8 +79,8 @@ impl Gen<'_> {
 
     /// An argument for a `&mut [f64]` parameter of `n` elements (see `out_sources`): an output
     /// slice passed on as it is, or `&mut v`, `&mut v[..]`, `&mut v[lo..hi]`, `&mut v[..hi]`.
-    pub(super) fn out_arg(&mut self, n: usize, need: f64) -> Option<Arg> {
-        let c = self.out_sources(n, need);
+    pub(super) fn out_arg(&mut self, n: usize, need: f64, array: bool) -> Option<Arg> {
+        let c = self.out_sources(n, need, array);
         if c.is_empty() {
             return None;
         }
@@ -88,6 +93,14 @@ impl Gen<'_> {
             self.rng.pick(&c).clone()
         };
         let output = a.kind == AKind::Out;
+        if array {
+            // As it is: a slice of it would not be a `&mut [f64; N]`.
+            return Some(if output {
+                Arg::Name(a.name)
+            } else {
+                Arg::Part(a.name, Part::Whole, true)
+            });
+        }
         Some(if a.len == n {
             if output && self.rng.chance(0.5) {
                 Arg::Name(a.name)

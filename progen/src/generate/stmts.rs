@@ -440,7 +440,11 @@ impl Gen<'_> {
         let mut arrays: Vec<(String, usize, f64, bool)> = self
             .arrays
             .iter()
-            .filter(|a| matches!(a.kind, AKind::Arr | AKind::LocalArr))
+            // Not an array of the const length `N`: a pattern needs the length.
+            .filter(|a| {
+                matches!(a.kind, AKind::Arr | AKind::LocalArr)
+                    && !self.const_arrays.contains(&a.name)
+            })
             .map(|a| (a.name.clone(), a.len, a.cap, false))
             .collect();
         // `let [x, y] = *p;` of a `&[f64; N]`.

@@ -211,7 +211,12 @@ impl<'a> Printer<'a> {
             .iter()
             .map(|p| {
                 let m = if p.mutable { "mut " } else { "" };
-                format!("{m}{}: {}", p.name, self.ty(p.ty))
+                let ty = match p.ty {
+                    Ty::Out(n) if p.array => format!("&mut [{}; {n}]", self.float_ty()),
+                    Ty::Arr(_) if p.generic_len => format!("[{}; N]", self.float_ty()),
+                    ty => self.ty(ty),
+                };
+                format!("{m}{}: {ty}", p.name)
             })
             .collect();
         let ret = if f.pair {
@@ -231,6 +236,8 @@ impl<'a> Printer<'a> {
         } else if f.params.iter().any(|p| p.ty == Ty::FnArg(0)) {
             let fl = self.float_ty();
             format!("<G0: Fn({fl}) -> {fl}>")
+        } else if f.params.iter().any(|p| p.generic_len) {
+            "<const N: usize>".to_string()
         } else {
             String::new()
         };
