@@ -65,8 +65,6 @@ impl Gen<'_> {
             return self.leaf();
         }
         let d = depth - 1;
-        // No chain in the arguments of `assert!`/`println!` or in a `match` guard, which the
-        // macro keeps as written (a chain in an `if` or `while` condition is generated).
         let weights = [
             12,                                            // + -
             7,                                             // *
@@ -96,7 +94,7 @@ impl Gen<'_> {
             1,                                             // match on a bool
             if self.exponents.is_empty() { 0 } else { 2 }, // powi(n)
             1,                                             // match on a pair
-            if self.in_closure || self.in_macro || self.generic || self.arrays.is_empty() {
+            if self.in_closure || self.generic || self.arrays.is_empty() {
                 0
             } else {
                 3
@@ -319,10 +317,11 @@ impl Gen<'_> {
                 let mut bound: f64 = 0.0;
                 let pats = [Pat::Lit(0), Pat::Or(1, 2), Pat::Range(3, 5), Pat::Wild];
                 let n = self.rng.range(1, 3);
-                let guard = self
-                    .rng
-                    .chance(0.3)
-                    .then(|| Pat::Guard(Box::new(self.cond(0))));
+                // A guard of leaves, or of expressions one level deep (chains among them).
+                let guard = self.rng.chance(0.3).then(|| {
+                    let depth = self.rng.below(2);
+                    Pat::Guard(Box::new(self.cond(depth)))
+                });
                 for p in pats[..n].iter().chain(guard.as_ref()).chain([&Pat::Wild]) {
                     let (e, b) = self.fe(d);
                     bound = bound.max(b);
