@@ -104,7 +104,7 @@ pub struct Func {
     pub pair_shape: Shape,
     /// Over `f32` instead of `f64` (and checked against `Dual32`).
     pub single: bool,
-    /// Generic over `T: num_traits::Float + num_traits::NumAssign`, printed with `T` for the
+    /// Generic over `T: Float + FloatConst + FromPrimitive + NumAssign`, printed with `T` for the
     /// float type, and checked at `f64` and at `f32`.
     pub generic: bool,
     pub body: Vec<Stmt>,

@@ -162,7 +162,12 @@ impl Printer<'_> {
                     format!("pm::lit(std::f64::consts::{n})")
                 } else {
                     if self.generic {
-                        format!("T::from(std::f64::consts::{n}).unwrap()")
+                        // `FloatConst`'s, or converted from `f64`'s.
+                        if n.len() % 2 == 0 {
+                            format!("T::{n}()")
+                        } else {
+                            format!("T::from(std::f64::consts::{n}).unwrap()")
+                        }
                     } else {
                         format!("std::f64::consts::{n}")
                     }

@@ -176,12 +176,18 @@ impl<'a> Printer<'a> {
         }
     }
 
-    /// A float literal for ad.
+    /// A float literal for ad; in a generic function in each of the spellings the README
+    /// lists (`T::zero()`, `T::one()`, `T::from(x).unwrap()`, `T::from_f64(x).unwrap()`), by
+    /// the literal's value, so that both printers of a function agree.
     fn flit(&self, x: f64) -> String {
-        if self.generic {
-            format!("T::from({}).unwrap()", lit(x))
-        } else {
-            lit(x)
+        if !self.generic {
+            return lit(x);
+        }
+        match x {
+            0.0 => "T::zero()".into(),
+            1.0 => "T::one()".into(),
+            _ if x.to_bits().count_ones() % 2 == 0 => format!("T::from_f64({}).unwrap()", lit(x)),
+            _ => format!("T::from({}).unwrap()", lit(x)),
         }
     }
 
@@ -232,7 +238,7 @@ impl<'a> Printer<'a> {
         };
         // A function parameter of the generic form is a type parameter.
         let generics = if self.generic {
-            "<T: num_traits::Float + num_traits::NumAssign>".to_string()
+            "<T: num_traits::Float + num_traits::FloatConst + num_traits::FromPrimitive + num_traits::NumAssign>".to_string()
         } else if f.params.iter().any(|p| p.ty == Ty::FnArg(0)) {
             let fl = self.float_ty();
             format!("<G0: Fn({fl}) -> {fl}>")

@@ -19,7 +19,17 @@ impl Printer<'_> {
                     String::new()
                 };
                 let e = self.fe(init);
-                self.line(&format!("let {m}{name}{t} = {e};"));
+                // Now and then as a conversion to the `let`'s type (`let t: f64 = e.into();`).
+                let into = !t.is_empty()
+                    && name
+                        .trim_start_matches(|c: char| !c.is_ascii_digit())
+                        .parse::<usize>()
+                        .is_ok_and(|k| k % 5 == 0);
+                if into {
+                    self.line(&format!("let {m}{name}{t} = ({e}).into();"));
+                } else {
+                    self.line(&format!("let {m}{name}{t} = {e};"));
+                }
             }
             Stmt::LetPair(a, b, x, y) => {
                 let t = if x.has_typed_leaf() && y.has_typed_leaf() {
