@@ -520,7 +520,7 @@ fn lifetime_parameters_named_by_bounds() {
 /// beside typed ones.
 #[differentiable]
 fn objective(p: &[f64], k: f64) -> f64 {
-    rosenbrock(p) + softplus(k) * softplus(-k) + blend(k, 0.25) * blend(2.0, p[1])
+    rosenbrock(p) + softplus(k) * softplus(-k) + blend(k, 0.25) * blend(2.0, p[1]) * softplus(2.0)
 }
 
 /// `a (1 - a) + b`.
@@ -571,6 +571,14 @@ fn a_monomorphic_function_calls_generic_ones_without_a_turbofish() {
         )),
         "{problems:?}"
     );
+    assert!(
+        problems.iter().any(|p| matches!(
+            p,
+            ad::Error::MissingRule { function, caller, .. }
+                if function.ends_with("::bare_pair<f64>") && caller.ends_with("::calls_bare_literal")
+        )),
+        "{problems:?}"
+    );
     // A generic function's calls are listed at each instantiation: `bare::<T>` is missing at
     // `f64` and at `f32`.
     for float in ["f64", "f32"] {
@@ -609,4 +617,12 @@ fn bare_pair<T: Float>(x: T, y: T) -> T {
 #[differentiable]
 fn calls_bare_pair(x: f64) -> f64 {
     bare_pair(x, 0.5)
+}
+
+/// A generic callee whose type only a literal argument tells the macro: `u` comes from a call,
+/// whose result's type the macro does not follow.
+#[differentiable]
+fn calls_bare_literal(x: f64) -> f64 {
+    let u = softplus::<f64>(x);
+    bare_pair(u, 0.5)
 }

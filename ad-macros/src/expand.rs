@@ -340,26 +340,33 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
 }
 
 /// The identity of a callee, at the instantiation its arguments' types make where the macro
-/// knows some of them (a generic callee called without a turbofish: `softplus(x, 2.0)` with
-/// `x: f64`; the others, a literal among them, are left to inference, `_`), otherwise as it is
-/// written, which names a callee that is not generic.
+/// can tell some of them (a generic callee called without a turbofish: `softplus(x)` with
+/// `x: f64`, `blend(k, 0.25)`, `softplus(2.0)`), otherwise as it is written, which names a
+/// callee that is not generic. Each argument's type is a declared one, the type rustc gives a
+/// literal written there (`ty_of(2.0)`: f64 where nothing else decides it), or left to
+/// inference from the others.
 fn callee_identity(krate: &TokenStream, site: &CalleeSite) -> TokenStream {
     let callee = &site.callee;
     let f = Ident::new("__ad_callee", Span::mixed_site());
-    let types: Option<Vec<TokenStream>> = site.arg_types.iter().any(Option::is_some).then(|| {
-        site.arg_types
-            .iter()
-            .map(|t| t.as_ref().map_or_else(|| quote!(_), |t| quote!(#t)))
-            .collect()
-    });
-    match types {
-        Some(types) => quote!({
-            use #krate::__private::{CalleeExact as _, CalleeOther as _};
-            let #f = #callee;
-            (&#krate::__private::CalleeOf::<_, (#(#types,)*)>::of(&#f)).info(#f as usize)
-        }),
-        None => quote!(#krate::__private::Function::__info(&#callee, #callee as usize)),
+    let known =
+        site.arg_types.iter().any(Option::is_some) || site.arg_literals.iter().any(Option::is_some);
+    if !known {
+        return quote!(#krate::__private::Function::__info(&#callee, #callee as usize));
     }
+    let witnesses = site
+        .arg_types
+        .iter()
+        .zip(&site.arg_literals)
+        .map(|(ty, literal)| match (ty, literal) {
+            (Some(t), _) => quote!(::core::marker::PhantomData::<#t>),
+            (None, Some(l)) => quote!(#krate::__private::ty_of(#l)),
+            (None, None) => quote!(::core::marker::PhantomData::<_>),
+        });
+    quote!({
+        use #krate::__private::{CalleeExact as _, CalleeOther as _};
+        let #f = #callee;
+        (&#krate::__private::CalleeOf::of_witness(&#f, (#(#witnesses,)*))).info(#f as usize)
+    })
 }
 
 fn callee_list(krate: &TokenStream, sites: &[CalleeSite]) -> Vec<TokenStream> {

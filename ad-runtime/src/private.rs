@@ -18,6 +18,50 @@ impl<F, A> CalleeOf<F, A> {
     pub fn of(_: &F) -> Self {
         CalleeOf(core::marker::PhantomData)
     }
+
+    /// At the argument types a [`Witness`] gives.
+    #[inline]
+    pub fn of_witness<W: Witness<Args = A>>(_: &F, _: W) -> Self {
+        CalleeOf(core::marker::PhantomData)
+    }
+}
+
+/// The types of a call's arguments, each as a `PhantomData`: declared, of a literal
+/// ([`ty_of`]), or left to inference (`PhantomData<_>`).
+pub trait Witness {
+    type Args;
+}
+
+macro_rules! witness {
+    ($($a:ident)*) => {
+        impl<$($a),*> Witness for ($(core::marker::PhantomData<$a>,)*) {
+            type Args = ($($a,)*);
+        }
+    };
+}
+
+witness!();
+witness!(A0);
+witness!(A0 A1);
+witness!(A0 A1 A2);
+witness!(A0 A1 A2 A3);
+witness!(A0 A1 A2 A3 A4);
+witness!(A0 A1 A2 A3 A4 A5);
+witness!(A0 A1 A2 A3 A4 A5 A6);
+witness!(A0 A1 A2 A3 A4 A5 A6 A7);
+witness!(A0 A1 A2 A3 A4 A5 A6 A7 A8);
+witness!(A0 A1 A2 A3 A4 A5 A6 A7 A8 A9);
+witness!(A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10);
+witness!(A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11);
+witness!(A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11 A12);
+witness!(A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11 A12 A13);
+witness!(A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11 A12 A13 A14);
+witness!(A0 A1 A2 A3 A4 A5 A6 A7 A8 A9 A10 A11 A12 A13 A14 A15);
+
+/// The type of a literal written as an argument, as rustc gives it there.
+#[inline(always)]
+pub fn ty_of<T>(_: T) -> core::marker::PhantomData<T> {
+    core::marker::PhantomData
 }
 
 /// [`CalleeOf`] where `F` is a function of `A`.

@@ -26,6 +26,10 @@ pub struct CalleeSite {
     /// turbofish (`helper(x)` of `fn helper<T: Float>(x: T)`), in a list made where no value
     /// is at hand.
     pub arg_types: Vec<Option<syn::Type>>,
+    /// The float literal written as an argument where its type is not declared (`2.0` in
+    /// `softplus(2.0)`): its type is the one rustc gives the literal, f64 where nothing else
+    /// decides it.
+    pub arg_literals: Vec<Option<TokenStream>>,
 }
 
 pub struct Forward<'a> {
@@ -497,10 +501,15 @@ impl<'a> Forward<'a> {
                                 .filter(|t| no_coercion(t, &self.func.generics))
                         })
                         .collect();
+                    let arg_literals = args
+                        .iter()
+                        .map(|a| self.types.literals.get(&a.0).cloned())
+                        .collect();
                     self.callees.push(CalleeSite {
                         callee: callee.clone(),
                         span: *span,
                         arg_types,
+                        arg_literals,
                     });
                 }
                 let v = hyg(format!("__v{}", out.0));

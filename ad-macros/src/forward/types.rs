@@ -11,6 +11,8 @@ pub(super) struct Types {
     pub(super) values: std::collections::HashMap<u32, syn::Type>,
     /// Variables declared without a type, typed by their initial value.
     vars: std::collections::HashMap<u32, syn::Type>,
+    /// Float literals, as written (`2.0`, `0.5_f32`).
+    pub(super) literals: std::collections::HashMap<u32, proc_macro2::TokenStream>,
 }
 
 impl Types {
@@ -35,6 +37,11 @@ impl Types {
     }
 
     pub(super) fn inst(&mut self, func: &Func, inst: &Inst) {
+        if let Inst::Const { out, tokens } = inst
+            && syn::parse2::<syn::LitFloat>(tokens.clone()).is_ok()
+        {
+            self.literals.insert(out.0, tokens.clone());
+        }
         let (out, ty) = match inst {
             Inst::Neg { out, a } => (*out, self.float(*a)),
             Inst::Arith { out, a, b, .. } => (*out, self.float(*a).or_else(|| self.float(*b))),
