@@ -186,7 +186,9 @@ impl<'a> Printer<'a> {
         match x {
             0.0 => "T::zero()".into(),
             1.0 => "T::one()".into(),
-            _ if x.to_bits().count_ones() % 2 == 0 => format!("T::from_f64({}).unwrap()", lit(x)),
+            _ if x.to_bits().count_ones().is_multiple_of(2) => {
+                format!("T::from_f64({}).unwrap()", lit(x))
+            }
             _ => format!("T::from({}).unwrap()", lit(x)),
         }
     }
