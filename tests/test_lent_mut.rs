@@ -547,3 +547,48 @@ fn a_parameter_written_only_through_calls() {
         }
     }
 }
+
+/// A loop that reads one element in every iteration and lends its variable to a call that
+/// changes it: the reads' adjoints must not be summed as if the element stayed the same, nor
+/// the element kept once for the whole loop.
+#[differentiable]
+fn same_element(x: f64, y: f64) -> f64 {
+    let mut v = vec![x, y];
+    let mut s = 0.0;
+    for _ in 0..4 {
+        s += v[0] * y;
+        step(x, &mut v);
+    }
+    let w = [y, x];
+    let mut u = [0.5, x];
+    for k in 0..3 {
+        s += w[1] * u[1] + k as f64;
+        step(w[0], &mut u[1..]);
+    }
+    s + v[1] * u[0]
+}
+
+fn same_element_d(x: D, y: D) -> D {
+    let mut v = vec![x, y];
+    let mut s = c(0.0);
+    for _ in 0..4 {
+        s += v[0] * y;
+        step_d(x, &mut v);
+    }
+    let w = [y, x];
+    let mut u = [c(0.5), x];
+    for k in 0..3 {
+        s += w[1] * u[1] + k as f64;
+        step_d(w[0], &mut u[1..]);
+    }
+    s + v[1] * u[0]
+}
+
+#[test]
+fn one_element_read_in_every_iteration_of_a_loop_that_lends_it() {
+    for x in grid(-0.7, 0.8, 3) {
+        for y in grid(-0.9, 0.6, 3) {
+            seen2!(same_element, same_element_d, x, y).check(&format!("same_element({x}, {y})"));
+        }
+    }
+}
