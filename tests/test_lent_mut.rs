@@ -592,3 +592,78 @@ fn one_element_read_in_every_iteration_of_a_loop_that_lends_it() {
         }
     }
 }
+
+/// Rows written through mutable views (`let row = &mut m[..];`), views of views, parts of
+/// views lent on, and a view of an output slice.
+#[differentiable]
+fn through_views(x: f64, y: f64) -> f64 {
+    let n = 3;
+    let mut m = vec![0.0; 2 * n];
+    for i in 0..2 {
+        let row = &mut m[i * n..(i + 1) * n];
+        for j in 0..row.len() {
+            row[j] = x * (i + j) as f64 + y;
+        }
+        row[0] += x * y;
+        step(y, row);
+        step(x, &mut row[1..]);
+        let head = &mut row[..2];
+        head[1] *= x;
+        scale(y, head);
+    }
+    let whole = &m[..];
+    let tail = &whole[n..];
+    let mut out = [y, 0.5, x];
+    rows_out(x * y, &mut out);
+    total(tail) * total(&whole[1..=2]) + tail[1] * m[0] + out[0] * out[2]
+}
+
+#[differentiable]
+fn rows_out(x: f64, y: &mut [f64]) {
+    let first = &mut y[..2];
+    first[0] = x * first[1];
+    step(x, first);
+    let rest = &mut y[1..];
+    rest[1] += x * rest[0];
+}
+
+fn through_views_d(x: D, y: D) -> D {
+    let n = 3;
+    let mut m = vec![c(0.0); 2 * n];
+    for i in 0..2 {
+        let row = &mut m[i * n..(i + 1) * n];
+        for j in 0..row.len() {
+            row[j] = x * (i + j) as f64 + y;
+        }
+        row[0] += x * y;
+        step_d(y, row);
+        step_d(x, &mut row[1..]);
+        let head = &mut row[..2];
+        head[1] *= x;
+        scale_d(y, head);
+    }
+    let whole = &m[..];
+    let tail = &whole[n..];
+    let mut out = [y, c(0.5), x];
+    rows_out_d(x * y, &mut out);
+    let total_d = |v: &[D]| v[0] + v[v.len() - 1];
+    total_d(tail) * total_d(&whole[1..=2]) + tail[1] * m[0] + out[0] * out[2]
+}
+
+fn rows_out_d(x: D, y: &mut [D]) {
+    let first = &mut y[..2];
+    first[0] = x * first[1];
+    step_d(x, first);
+    let rest = &mut y[1..];
+    let r0 = rest[0];
+    rest[1] += x * r0;
+}
+
+#[test]
+fn mutable_views_and_views_of_views() {
+    for x in grid(-0.8, 0.7, 3) {
+        for y in grid(-0.5, 0.9, 3) {
+            seen2!(through_views, through_views_d, x, y).check(&format!("through_views({x}, {y})"));
+        }
+    }
+}

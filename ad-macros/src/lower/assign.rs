@@ -81,6 +81,9 @@ impl Lower {
         let Some(view) = self.view_of(var) else {
             return false;
         };
+        if view.mutable {
+            return false;
+        }
         let base = &view.base_ident;
         self.errors.push(err(ix, format!("#[differentiable]: `{ident}` is a shared slice of `{base}` and cannot be written; write `{base}` itself (`{base}[start + j] = ..`)")));
         true

@@ -346,6 +346,10 @@ impl Lower {
             other => (other, None),
         };
         let (var, ident) = self.local_var(base)?;
+        // A part of a view (`&row[1..]`).
+        if let Some(view) = self.view_of(var) {
+            return Some(self.view_part_lent(&view, range, false, r.span(), out));
+        }
         let data = &self.vars[var.0 as usize];
         let shared_slice = data
             .ty
@@ -396,6 +400,13 @@ impl Lower {
             other => (other, None),
         };
         let (var, ident) = self.local_var(base)?;
+        // A part of a mutable view (`&mut row[1..]`, `&mut *row`).
+        if let Some(view) = self.view_of(var) {
+            if !view.mutable {
+                return None;
+            }
+            return Some(self.view_part_lent(&view, range, true, r.span(), out));
+        }
         let data = &self.vars[var.0 as usize];
         let output = data
             .ty

@@ -1,13 +1,16 @@
 //! Slices bound by `let`: `let row = &m[i * n..(i + 1) * n];` of a shared slice parameter or a
-//! local `Vec` or array.
+//! local `Vec` or array, `let row = &mut m[..];` of a local `Vec` or array or an output slice,
+//! and views of views (`let head = &row[..2];`).
 //!
 //! A view is not a variable of the derivative: its bounds are (hidden `usize` variables made
 //! once, where the `let` is), and every use of the view is lowered as a use of the variable it
 //! views. `row[j]` reads `m[start + j]` (after checking `j` against the view's length, as the
-//! slice would), `row.iter()` and `for x in row` loop over that range of `m`, `f(row)` lends
-//! `&m[start..end]`, and code kept as written (`row.len()`, a range `0..row.len()`, an
-//! `assert!`) sees `(&m[start..end])`. Anything else (assigning through the view, returning it)
-//! is a compile error that says what to write.
+//! slice would), `row[j] = ..` of a mutable view writes it, `row.iter()` and `for x in row`
+//! loop over that range of `m`, `f(row)` lends `&m[start..end]` (`&mut m[start..end]` from a
+//! mutable view), and code kept as written (`row.len()`, a range `0..row.len()`, an `assert!`)
+//! sees `(&m[start..end])`. Rustc has checked that nothing else uses `m` while a mutable view
+//! lives. Anything else (assigning through a shared view, returning a view) is a compile error
+//! that says what to write.
 
 use super::*;
 use crate::ir::Lent;
@@ -19,6 +22,8 @@ pub(super) struct View {
     pub(super) base_ident: Ident,
     pub(super) start: (Var, Ident),
     pub(super) end: (Var, Ident),
+    /// Bound as `&mut base[..]`: written through.
+    pub(super) mutable: bool,
 }
 
 impl Lower {
@@ -35,9 +40,10 @@ impl Lower {
         if p.by_ref.is_some() || p.subpat.is_some() {
             return None;
         }
-        // `let v = w;` of a shared slice parameter, or `let row = &m[..];`.
+        // `let v = w;` of a shared slice parameter, or `let row = &m[..];`, `&mut m[..]`.
+        let mutable = matches!(init, Expr::Reference(r) if r.mutability.is_some());
         let sliced = match init {
-            Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+            Expr::Reference(r) => &*r.expr,
             Expr::Path(_) => {
                 let (var, _) = self.local_var(init)?;
                 let shared = self.vars[var.0 as usize]
@@ -60,14 +66,30 @@ impl Lower {
             other => (other, None),
         };
         let (base, base_ident) = self.local_var(base_expr)?;
-        if !self.viewable(base) {
-            return None;
-        }
-        if self.views.contains_key(&base.0) {
-            // A view of a view: the macro would have to add the bounds; not done yet.
-            return None;
-        }
         let _ = ty;
+        // A view of a view: a view of the variable that one views, at the bounds added.
+        if let Some(outer) = self.view_of(base) {
+            if mutable && !outer.mutable {
+                return None;
+            }
+            let (start, end) = self.view_part(&outer, range, init.span(), out);
+            let var = self.new_var(p.ident.clone(), None, false);
+            self.views.insert(
+                var.0,
+                View {
+                    base: outer.base,
+                    base_ident: outer.base_ident,
+                    start,
+                    end,
+                    mutable,
+                },
+            );
+            self.bind(var);
+            return Some(());
+        }
+        if !self.viewable(base, mutable) {
+            return None;
+        }
         let n = self.hidden;
         self.hidden += 1;
         let usize_ty: Type = syn::parse_quote!(usize);
@@ -126,17 +148,103 @@ impl Lower {
                 base_ident,
                 start,
                 end,
+                mutable,
             },
         );
         self.bind(var);
         Some(())
     }
 
-    /// A shared slice parameter, or a local `Vec` or array.
-    fn viewable(&self, var: Var) -> bool {
+    /// `view[range]` (all of it without a range): its bounds in the variable the view views,
+    /// as hidden variables, after the check the slicing makes (it panics where the user's
+    /// would).
+    pub(super) fn view_part(
+        &mut self,
+        view: &View,
+        range: Option<&syn::ExprRange>,
+        span: Span,
+        out: &mut Vec<Inst>,
+    ) -> ((Var, Ident), (Var, Ident)) {
+        let n = self.hidden;
+        self.hidden += 1;
+        let usize_ty: Type = syn::parse_quote!(usize);
+        let (vs, ve) = (view.start.clone(), view.end.clone());
+        let read = |this: &mut Self, (var, ident): &(Var, Ident), out: &mut Vec<Inst>| {
+            let v = this.value(span);
+            out.push(Inst::Read {
+                out: v,
+                var: *var,
+                ident: ident.clone(),
+            });
+            v
+        };
+        // The bounds relative to the view, `0` and its length where the range leaves them out.
+        let relative_start = match range.and_then(|rg| rg.start.as_ref()) {
+            Some(s) => self.expr(s, out),
+            None => {
+                let v = self.value(span);
+                out.push(Inst::Const {
+                    out: v,
+                    tokens: quote!(0usize),
+                });
+                v
+            }
+        };
+        let a = self.hidden_usize(
+            &format!("__ad_view_from{n}"),
+            &usize_ty,
+            relative_start,
+            out,
+        );
+        let relative_end = match range.and_then(|rg| rg.end.as_ref().map(|e| (rg, e))) {
+            Some((rg, e)) => {
+                let v = self.expr(e, out);
+                if matches!(rg.limits, syn::RangeLimits::Closed(_)) {
+                    let one = self.value(span);
+                    out.push(Inst::Const {
+                        out: one,
+                        tokens: quote!(1usize),
+                    });
+                    self.index_arith(crate::ir::Arith::Add, v, one, out)
+                } else {
+                    v
+                }
+            }
+            None => {
+                let (s, e) = (read(self, &vs, out), read(self, &ve, out));
+                self.index_arith(crate::ir::Arith::Sub, e, s, out)
+            }
+        };
+        let b = self.hidden_usize(&format!("__ad_view_to{n}"), &usize_ty, relative_end, out);
+        let (base_ident, si, ei, ai, bi) = (&view.base_ident, &vs.1, &ve.1, &a.1, &b.1);
+        out.push(Inst::Verbatim {
+            tokens: quote!(let _ = &(&#base_ident[#si..#ei])[#ai..#bi];),
+            reads: vec![view.base, vs.0, ve.0, a.0, b.0],
+            may_write: false,
+            item: false,
+        });
+        let s = read(self, &vs, out);
+        let ra = read(self, &a, out);
+        let start_value = self.index_arith(crate::ir::Arith::Add, s, ra, out);
+        let start = self.hidden_usize(
+            &format!("__ad_view_start_in{n}"),
+            &usize_ty,
+            start_value,
+            out,
+        );
+        let s = read(self, &vs, out);
+        let rb = read(self, &b, out);
+        let end_value = self.index_arith(crate::ir::Arith::Add, s, rb, out);
+        let end = self.hidden_usize(&format!("__ad_view_end_in{n}"), &usize_ty, end_value, out);
+        (start, end)
+    }
+
+    /// A shared slice parameter, or a local `Vec` or array; for a mutable view an output slice
+    /// or a local.
+    fn viewable(&self, var: Var, mutable_view: bool) -> bool {
         let data = &self.vars[var.0 as usize];
         match data.ty.as_ref().and_then(slice_of) {
-            Some((mutable, _)) => !mutable,
+            Some((mutable, _)) => mutable == mutable_view,
             None => {
                 !(data.known_inactive
                     || self.array_refs.contains(&var)
@@ -206,7 +314,8 @@ impl Lower {
         (view.base, view.base_ident.clone(), at)
     }
 
-    /// A view passed on to a call: the viewed variable, lent as the range.
+    /// A view passed on to a call: the viewed variable, lent as the range (to a function that
+    /// may write it, from a mutable view).
     pub(super) fn view_lent(
         &mut self,
         view: &View,
@@ -224,15 +333,43 @@ impl Lower {
         };
         let start = read(self, &view.start);
         let end = read(self, &view.end);
-        (
-            view.base,
-            view.base_ident.clone(),
+        let how = if view.mutable {
+            self.mark_pending(&[view.base], true);
+            Lent::Mut {
+                var: view.base,
+                start: Some(start),
+                end: Some(end),
+                inclusive: false,
+                bare: false,
+            }
+        } else {
             Lent::Part {
                 start: Some(start),
                 end: Some(end),
                 inclusive: false,
-            },
-        )
+            }
+        };
+        (view.base, view.base_ident.clone(), how)
+    }
+
+    /// A part of a view passed on to a call (`f(&row[1..])`, `f(&mut row[..2])`): the viewed
+    /// variable, lent as that part; mutably only from a mutable view.
+    pub(super) fn view_part_lent(
+        &mut self,
+        view: &View,
+        range: Option<&syn::ExprRange>,
+        mutable: bool,
+        span: Span,
+        out: &mut Vec<Inst>,
+    ) -> (Var, Ident, Lent) {
+        let (start, end) = self.view_part(view, range, span, out);
+        let part = View {
+            start,
+            end,
+            mutable: mutable && view.mutable,
+            ..view.clone()
+        };
+        self.view_lent(&part, span, out)
     }
 
     /// The elements of a view, as a loop's source: `base[start..end]`.
