@@ -341,10 +341,16 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
 
 /// The identity of a callee, at the instantiation its arguments' types make where the macro
 /// can tell some of them (a generic callee called without a turbofish: `softplus(x)` with
-/// `x: f64`, `blend(k, 0.25)`, `softplus(2.0)`), otherwise as it is written, which names a
-/// callee that is not generic. Each argument's type is a declared one, the type rustc gives a
-/// literal written there (`ty_of(2.0)`: f64 where nothing else decides it), or left to
-/// inference from the others.
+/// `x: f64`, `blend(k, 0.25)`, `blend(u, 0.25)` with `u` untyped), otherwise as it is written,
+/// which names a callee that is not generic. Each argument's type is a declared one, the type
+/// rustc gives a float literal written there (`ty_of(0.25)`: f64 where nothing else decides
+/// it), or left to inference from the others.
+///
+/// The forms cost rustc differently (the instructions of a check of 100 functions, 30 calls,
+/// `docs/PERFORMANCE.md`): the types named in the turbofish of `CalleeOf` are the cheapest, a
+/// type left to inference there costs about 1.9 M instructions a call more than naming the
+/// callee as written, and the witnesses of a literal more still; so each call takes the
+/// cheapest form that names it.
 fn callee_identity(krate: &TokenStream, site: &CalleeSite) -> TokenStream {
     let callee = &site.callee;
     let f = Ident::new("__ad_callee", Span::mixed_site());
@@ -353,19 +359,28 @@ fn callee_identity(krate: &TokenStream, site: &CalleeSite) -> TokenStream {
     if !known {
         return quote!(#krate::__private::Function::__info(&#callee, #callee as usize));
     }
-    let witnesses = site
-        .arg_types
-        .iter()
-        .zip(&site.arg_literals)
-        .map(|(ty, literal)| match (ty, literal) {
-            (Some(t), _) => quote!(::core::marker::PhantomData::<#t>),
-            (None, Some(l)) => quote!(#krate::__private::ty_of(#l)),
-            (None, None) => quote!(::core::marker::PhantomData::<_>),
-        });
+    let of = if site.arg_literals.iter().all(Option::is_none) {
+        let types = site
+            .arg_types
+            .iter()
+            .map(|t| t.as_ref().map_or_else(|| quote!(_), |t| quote!(#t)));
+        quote!(#krate::__private::CalleeOf::<_, (#(#types,)*)>::of(&#f))
+    } else {
+        let witnesses = site
+            .arg_types
+            .iter()
+            .zip(&site.arg_literals)
+            .map(|(ty, literal)| match (ty, literal) {
+                (Some(t), _) => quote!(::core::marker::PhantomData::<#t>),
+                (None, Some(l)) => quote!(#krate::__private::ty_of(#l)),
+                (None, None) => quote!(::core::marker::PhantomData::<_>),
+            });
+        quote!(#krate::__private::CalleeOf::of_witness(&#f, (#(#witnesses,)*)))
+    };
     quote!({
         use #krate::__private::{CalleeExact as _, CalleeOther as _};
         let #f = #callee;
-        (&#krate::__private::CalleeOf::of_witness(&#f, (#(#witnesses,)*))).info(#f as usize)
+        (&#of).info(#f as usize)
     })
 }
 
