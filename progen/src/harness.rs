@@ -310,7 +310,14 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
     }
     let path = format!("crate::m{}::{}", f.module, f.name);
     if !f.generic {
-        return check_as(f, k, &f.name, &path, &format!("crate::oracle::{}", f.name));
+        return check_as(
+            f,
+            k,
+            &f.name,
+            &path,
+            &format!("crate::oracle::{}", f.name),
+            None,
+        );
     }
     // A generic function: checked at f64 and then at f32, against the oracle's two copies.
     let mut at = f.clone();
@@ -318,12 +325,16 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
     let mut s = String::new();
     for (ty, single) in [("f64", false), ("f32", true)] {
         at.single = single;
+        // At f32, the oracle at f64 from the same point is the reference where the two f32
+        // evaluations disagree (see `Check::same_ref`).
+        let reference = single.then(|| format!("crate::oracle::{}_f64", f.name));
         s.push_str(&check_as(
             &at,
             k,
             &format!("{}_{ty}", f.name),
             &format!("{path}::<{ty}>"),
             &format!("crate::oracle::{}_{ty}", f.name),
+            reference.as_deref(),
         ));
     }
     writeln!(
@@ -336,7 +347,17 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
 }
 
 /// The check of `f` as `check_{name}`, of `path` against `oracle`.
-fn check_as(f: &Func, k: usize, name: &str, path: &str, oracle: &str) -> String {
+/// The check of `f` as `check_{name}`, of `path` against `oracle`; with `reference`, an f32
+/// check of a generic function, whose oracle at f64 is the reference where ad and the f32
+/// oracle disagree.
+fn check_as(
+    f: &Func,
+    k: usize,
+    name: &str,
+    path: &str,
+    oracle: &str,
+    reference: Option<&str>,
+) -> String {
     let mut s = String::new();
     let has_out = f.params.iter().any(|p| matches!(p.ty, Ty::Out(_)));
     writeln!(s, "fn check_{name}(ck: &mut Check) {{").unwrap();
@@ -515,17 +536,67 @@ fn check_as(f: &Func, k: usize, name: &str, path: &str, oracle: &str) -> String 
         tans.join(", ")
     )
     .unwrap();
-    for p in parts {
-        writeln!(body, "ck.same(\"jvp value{p}\", r{p}, or{p}.re, 1.0);").unwrap();
-        writeln!(body, "ck.same(\"jvp tangent{p}\", dr{p}, or{p}.eps, 1.0);").unwrap();
-    }
-    for i in &seen {
-        writeln!(
-            body,
-            "pm::same_slice(ck, \"jvp {}\", &y{i}, &dy{i}, &o{i});",
-            f.params[*i].name
-        )
-        .unwrap();
+    match reference {
+        None => {
+            for p in parts {
+                writeln!(body, "ck.same(\"jvp value{p}\", r{p}, or{p}.re, 1.0);").unwrap();
+                writeln!(body, "ck.same(\"jvp tangent{p}\", dr{p}, or{p}.eps, 1.0);").unwrap();
+            }
+            for i in &seen {
+                writeln!(
+                    body,
+                    "pm::same_slice(ck, \"jvp {}\", &y{i}, &dy{i}, &o{i});",
+                    f.params[*i].name
+                )
+                .unwrap();
+            }
+        }
+        Some(reference) => {
+            // The same point at f64: the generic function's parameters are floats, integers,
+            // `bool`s, slices, outputs, arrays and pairs.
+            let mut ref_args = Vec::new();
+            for (i, p) in f.params.iter().enumerate() {
+                let wide = |v: &str| format!("crate::widen(&{v}{i})");
+                ref_args.push(match p.ty {
+                    Ty::F => format!("crate::pm::D::new(a{i} as f64, t{i} as f64)"),
+                    Ty::U(_) | Ty::Bool => format!("a{i}"),
+                    Ty::Slice(_) => format!("&crate::pm::duals(&{}, &{})[..]", wide("a"), wide("t")),
+                    Ty::Out(_) if p.array => {
+                        writeln!(body, "let mut q{i} = crate::pm::dual_arr(crate::pm::arr(&{}), crate::pm::arr(&{}));", wide("a"), wide("t")).unwrap();
+                        format!("&mut q{i}")
+                    }
+                    Ty::Out(_) => {
+                        writeln!(body, "let mut q{i} = crate::pm::duals(&{}, &{});", wide("a"), wide("t")).unwrap();
+                        format!("&mut q{i}[..]")
+                    }
+                    Ty::Arr(_) => format!("crate::pm::dual_arr(crate::pm::arr(&{}), crate::pm::arr(&{}))", wide("a"), wide("t")),
+                    Ty::Pair => format!("(crate::pm::D::new(a{i}.0 as f64, t{i}.0 as f64), crate::pm::D::new(a{i}.1 as f64, t{i}.1 as f64))"),
+                    other => unreachable!("a generic function takes no {other:?}"),
+                });
+            }
+            let or64 = if f.returns { "or64" } else { "_or64" };
+            writeln!(body, "let {or64} = {reference}({});", ref_args.join(", ")).unwrap();
+            for p in parts {
+                writeln!(
+                    body,
+                    "ck.same_ref(\"jvp value{p}\", r{p}, or{p}.re, or64{p}.re, 1.0);"
+                )
+                .unwrap();
+                writeln!(
+                    body,
+                    "ck.same_ref(\"jvp tangent{p}\", dr{p}, or{p}.eps, or64{p}.eps, 1.0);"
+                )
+                .unwrap();
+            }
+            for i in &seen {
+                writeln!(
+                    body,
+                    "pm::same_slice_ref(ck, \"jvp {}\", &y{i}, &dy{i}, &o{i}, &q{i});",
+                    f.params[*i].name
+                )
+                .unwrap();
+            }
+        }
     }
 
     // Reverse mode: <adjoint of the inputs, v> against the oracle's and ad's own JVP along v.

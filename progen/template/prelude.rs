@@ -36,6 +36,11 @@ thread_local! {
     static CLOSEST: std::cell::Cell<f64> = const { std::cell::Cell::new(f64::INFINITY) };
 }
 
+/// An f32 point at f64, for the oracle at f64 of an f32 check.
+pub fn widen(v: &[f32]) -> Vec<f64> {
+    v.iter().map(|x| *x as f64).collect()
+}
+
 pub fn reset() {
     CLOSEST.with(|m| m.set(f64::INFINITY));
 }
@@ -229,6 +234,21 @@ macro_rules! helpers {
                     ck.same(&format!("{what}[{k}] value"), a[k], o[k].re, 1.0);
                 }
             }
+            /// As `same_slice`, with the oracle at f64 as the reference (see `Check::same_ref`).
+            pub fn same_slice_ref(
+                ck: &mut super::Check,
+                what: &str,
+                a: &[F],
+                da: &[F],
+                o: &[D],
+                reference: &[num_dual::Dual64],
+            ) {
+                for k in 0..o.len() {
+                    let r = &reference[k];
+                    ck.same_ref(&format!("{what}[{k}] value"), a[k], o[k].re, r.re, 1.0);
+                    ck.same_ref(&format!("{what}[{k}] tangent"), da[k], o[k].eps, r.eps, 1.0);
+                }
+            }
             pub fn same_slice(ck: &mut super::Check, what: &str, a: &[F], da: &[F], o: &[D]) {
                 for k in 0..o.len() {
                     ck.same(&format!("{what}[{k}] value"), a[k], o[k].re, 1.0);
@@ -304,6 +324,29 @@ impl Check {
                 println!("SKIP {} margin {:e} fine {fine}", self.name, margin());
             }
             false
+        }
+    }
+    /// `a` (from ad, in f32) against `b` (the oracle in f32) as `same` does, and where that
+    /// fails against `reference`, the oracle's at f64 from the same point: `a` passes if it is
+    /// no further from the reference than four times the f32 oracle is (and the tolerance).
+    /// A program whose condition is worse than `TOL32` assumes (a tangent 1e4 times its value,
+    /// say) rounds both f32 evaluations off the exact derivative by about as much: seen with
+    /// tangents 1.4e-3 apart relative, each 4e-4 and 1e-3 from the f64 one. A wrong derivative
+    /// is off by a term in f32 and at f64 alike, and still fails.
+    pub fn same_ref(
+        &mut self,
+        what: &str,
+        a: impl Into<f64>,
+        b: impl Into<f64>,
+        reference: f64,
+        scale: impl Into<f64>,
+    ) {
+        let (a, b, scale) = (a.into(), b.into(), scale.into());
+        let bound = self.tol * scale.abs().max(a.abs()).max(b.abs()).max(1.0);
+        let ok = (a - b).abs() <= bound || (a - reference).abs() <= 4.0 * (b - reference).abs() + bound;
+        if !ok {
+            self.failures += 1;
+            println!("MISMATCH {} {what}: ad {a:e}, oracle {b:e}, oracle at f64 {reference:e}", self.name);
         }
     }
     /// `a` (from ad) against `b`, to the tolerance relative to the larger of them and `scale`.
