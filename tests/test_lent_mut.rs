@@ -667,3 +667,29 @@ fn mutable_views_and_views_of_views() {
         }
     }
 }
+
+/// Swaps the first two entries: no derivative, and none needed.
+fn swap_first(a: &mut [usize]) {
+    a.swap(0, 1);
+}
+
+/// Integers lent to a function without a derivative, which writes them: kept as written.
+#[differentiable]
+fn integers(x: f64, y: f64) -> f64 {
+    let mut order: Vec<usize> = vec![0, 1];
+    swap_first(&mut order);
+    let v = [x, y];
+    v[order[0]] * x + v[order[1]]
+}
+
+fn integers_d(x: D, y: D) -> D {
+    let mut order: Vec<usize> = vec![0, 1];
+    swap_first(&mut order);
+    let v = [x, y];
+    v[order[0]] * x + v[order[1]]
+}
+
+#[test]
+fn integers_lent_to_a_function_without_a_derivative() {
+    seen2!(integers, integers_d, 0.6, -1.3).check("integers");
+}

@@ -93,44 +93,18 @@ impl Lower {
         let n = self.hidden;
         self.hidden += 1;
         let usize_ty: Type = syn::parse_quote!(usize);
-        let start_value = match range.and_then(|rg| rg.start.as_ref()) {
-            Some(s) => self.expr(s, out),
-            None => {
-                let v = self.value(init.span());
-                out.push(Inst::Const {
-                    out: v,
-                    tokens: quote!(0usize),
-                });
-                v
-            }
-        };
+        let (start_value, end_value) = self.range_values(range, init.span(), out, |this, out| {
+            let v = this.value(init.span());
+            out.push(Inst::Opaque {
+                out: v,
+                tokens: quote!(#base_ident.len()),
+                reads: vec![base],
+                may_write: false,
+                only_inactive: None,
+            });
+            v
+        });
         let start = self.hidden_usize(&format!("__ad_view_start{n}"), &usize_ty, start_value, out);
-        let end_value = match range.and_then(|rg| rg.end.as_ref().map(|e| (rg, e))) {
-            Some((rg, e)) => {
-                let v = self.expr(e, out);
-                if matches!(rg.limits, syn::RangeLimits::Closed(_)) {
-                    let one = self.value(init.span());
-                    out.push(Inst::Const {
-                        out: one,
-                        tokens: quote!(1usize),
-                    });
-                    self.index_arith(crate::ir::Arith::Add, v, one, out)
-                } else {
-                    v
-                }
-            }
-            None => {
-                let v = self.value(init.span());
-                out.push(Inst::Opaque {
-                    out: v,
-                    tokens: quote!(#base_ident.len()),
-                    reads: vec![base],
-                    may_write: false,
-                    only_inactive: None,
-                });
-                v
-            }
-        };
         let end = self.hidden_usize(&format!("__ad_view_end{n}"), &usize_ty, end_value, out);
         // The slicing itself, for its bounds check: it panics where the user's would.
         let (s, e) = (&start.1, &end.1);
@@ -179,42 +153,16 @@ impl Lower {
             v
         };
         // The bounds relative to the view, `0` and its length where the range leaves them out.
-        let relative_start = match range.and_then(|rg| rg.start.as_ref()) {
-            Some(s) => self.expr(s, out),
-            None => {
-                let v = self.value(span);
-                out.push(Inst::Const {
-                    out: v,
-                    tokens: quote!(0usize),
-                });
-                v
-            }
-        };
+        let (relative_start, relative_end) = self.range_values(range, span, out, |this, out| {
+            let (s, e) = (read(this, &vs, out), read(this, &ve, out));
+            this.index_arith(crate::ir::Arith::Sub, e, s, out)
+        });
         let a = self.hidden_usize(
             &format!("__ad_view_from{n}"),
             &usize_ty,
             relative_start,
             out,
         );
-        let relative_end = match range.and_then(|rg| rg.end.as_ref().map(|e| (rg, e))) {
-            Some((rg, e)) => {
-                let v = self.expr(e, out);
-                if matches!(rg.limits, syn::RangeLimits::Closed(_)) {
-                    let one = self.value(span);
-                    out.push(Inst::Const {
-                        out: one,
-                        tokens: quote!(1usize),
-                    });
-                    self.index_arith(crate::ir::Arith::Add, v, one, out)
-                } else {
-                    v
-                }
-            }
-            None => {
-                let (s, e) = (read(self, &vs, out), read(self, &ve, out));
-                self.index_arith(crate::ir::Arith::Sub, e, s, out)
-            }
-        };
         let b = self.hidden_usize(&format!("__ad_view_to{n}"), &usize_ty, relative_end, out);
         let (base_ident, si, ei, ai, bi) = (&view.base_ident, &vs.1, &ve.1, &a.1, &b.1);
         out.push(Inst::Verbatim {
@@ -236,6 +184,45 @@ impl Lower {
         let rb = read(self, &b, out);
         let end_value = self.index_arith(crate::ir::Arith::Add, s, rb, out);
         let end = self.hidden_usize(&format!("__ad_view_end_in{n}"), &usize_ty, end_value, out);
+        (start, end)
+    }
+
+    /// The bounds of `range`, the end past the last element: `0` where it has no start, and
+    /// what `end` gives where it has no end.
+    fn range_values(
+        &mut self,
+        range: Option<&syn::ExprRange>,
+        span: Span,
+        out: &mut Vec<Inst>,
+        end: impl FnOnce(&mut Self, &mut Vec<Inst>) -> Value,
+    ) -> (Value, Value) {
+        let start = match range.and_then(|rg| rg.start.as_ref()) {
+            Some(s) => self.expr(s, out),
+            None => {
+                let v = self.value(span);
+                out.push(Inst::Const {
+                    out: v,
+                    tokens: quote!(0usize),
+                });
+                v
+            }
+        };
+        let end = match range.and_then(|rg| rg.end.as_ref().map(|e| (rg, e))) {
+            Some((rg, e)) => {
+                let v = self.expr(e, out);
+                if matches!(rg.limits, syn::RangeLimits::Closed(_)) {
+                    let one = self.value(span);
+                    out.push(Inst::Const {
+                        out: one,
+                        tokens: quote!(1usize),
+                    });
+                    self.index_arith(crate::ir::Arith::Add, v, one, out)
+                } else {
+                    v
+                }
+            }
+            None => end(self, out),
+        };
         (start, end)
     }
 
