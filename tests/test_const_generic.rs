@@ -60,6 +60,16 @@ fn scaled<const N: usize>(x: [f64; N], y: f64) -> f64 {
     norm2(x) * y + norm2::<N>(x)
 }
 
+/// A function over `f64` that calls const-generic ones with local arrays bound without a type:
+/// an array with a typed element (`[f64; 3]`), and one of literals, whose length rustc gives
+/// it (the macro names the callee at that type in its list, where no value is at hand).
+#[differentiable]
+fn calls_with_untyped_arrays(y: f64) -> f64 {
+    let l = [0.5, y, 2.0];
+    let k = [0.25, 0.75];
+    norm2(l) + scaled(k, y)
+}
+
 /// An output slice beside an array of the length.
 #[differentiable]
 fn times<const N: usize>(y: &mut [f64], x: [f64; N]) {
@@ -117,6 +127,13 @@ fn calls_between_const_generic_functions() {
     assert_eq!(gy, 5.25);
     let (_, t) = ad::jvp(scaled::<3>, (x, 2.5), ([1.0, 0.0, 0.0], 1.0));
     assert_eq!(t, 2.0 * 3.5 + 5.25);
+    // 0.25 + y^2 + 4 + (0.0625 + 0.5625) (y + 1): d/dy = 2 y + 0.625.
+    let y = 1.5;
+    assert_eq!(ad::grad(calls_with_untyped_arrays, (y,)).0, 2.0 * y + 0.625);
+    assert_eq!(
+        ad::jvp(calls_with_untyped_arrays, (y,), (1.0,)).1,
+        2.0 * y + 0.625
+    );
 }
 
 #[test]

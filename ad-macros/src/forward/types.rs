@@ -11,8 +11,10 @@ pub(super) struct Types {
     pub(super) values: std::collections::HashMap<u32, syn::Type>,
     /// Variables declared without a type, typed by their initial value.
     vars: std::collections::HashMap<u32, syn::Type>,
-    /// Float literals, as written (`2.0`, `0.5_f32`).
+    /// Float literals, as written (`2.0`, `0.5_f32`), and arrays and tuples of them
+    /// (`[0.5, 1.0]`), also through a `let` without a type.
     pub(super) literals: std::collections::HashMap<u32, proc_macro2::TokenStream>,
+    var_literals: std::collections::HashMap<u32, proc_macro2::TokenStream>,
 }
 
 impl Types {
@@ -26,7 +28,17 @@ impl Types {
     pub(super) fn read(&mut self, func: &Func, out: Value, var: crate::ir::Var) {
         if let Some(ty) = self.var_type(func, var) {
             self.values.insert(out.0, ty);
+        } else if let Some(l) = self.var_literals.get(&var.0) {
+            self.literals.insert(out.0, l.clone());
         }
+    }
+
+    /// The literals of `elems`, if every one is.
+    fn all_literals(&self, elems: &[Value]) -> Option<Vec<proc_macro2::TokenStream>> {
+        elems
+            .iter()
+            .map(|e| self.literals.get(&e.0).cloned())
+            .collect()
     }
 
     fn float(&self, v: Value) -> Option<syn::Type> {
@@ -42,8 +54,64 @@ impl Types {
         {
             self.literals.insert(out.0, tokens.clone());
         }
+        // Arrays and tuples of literals: as written, for the type rustc gives them.
+        match inst {
+            Inst::Array { out, elems, vec } if !elems.is_empty() => {
+                if let Some(ls) = self.all_literals(elems) {
+                    let l = if *vec {
+                        quote::quote!(::std::vec![#(#ls),*])
+                    } else {
+                        quote::quote!([#(#ls),*])
+                    };
+                    self.literals.insert(out.0, l);
+                }
+            }
+            Inst::Repeat {
+                out,
+                elem,
+                len: crate::ir::Len::Const(n),
+            } => {
+                if let Some(l) = self.literals.get(&elem.0).cloned() {
+                    self.literals.insert(out.0, quote::quote!([#l; #n]));
+                }
+            }
+            Inst::Tuple { out, elems } if !elems.is_empty() => {
+                if let Some(ls) = self.all_literals(elems) {
+                    self.literals.insert(out.0, quote::quote!((#(#ls,)*)));
+                }
+            }
+            Inst::Let {
+                var,
+                init: Some(init),
+            } if func.vars[var.0 as usize].ty.is_none() => {
+                if let Some(l) = self.literals.get(&init.0).cloned() {
+                    self.var_literals.insert(var.0, l);
+                }
+            }
+            _ => {}
+        }
         let (out, ty) = match inst {
             Inst::Neg { out, a } => (*out, self.float(*a)),
+            // An array or a `Vec` of the type of an element the macro can tell.
+            Inst::Array { out, elems, vec } => {
+                let elem = elems.iter().find_map(|e| self.float(*e));
+                let ty = elem.map(|t| {
+                    let n = elems.len();
+                    if *vec {
+                        syn::parse_quote!(::std::vec::Vec<#t>)
+                    } else {
+                        syn::parse_quote!([#t; #n])
+                    }
+                });
+                (*out, ty)
+            }
+            Inst::Repeat { out, elem, len } => {
+                let ty = self.float(*elem).map(|t| match len {
+                    crate::ir::Len::Const(n) => syn::parse_quote!([#t; #n]),
+                    crate::ir::Len::Vec(_) => syn::parse_quote!(::std::vec::Vec<#t>),
+                });
+                (*out, ty)
+            }
             Inst::Arith { out, a, b, .. } => (*out, self.float(*a).or_else(|| self.float(*b))),
             Inst::Method { out, recv, .. } => (*out, self.float(*recv)),
             Inst::Cast { out, ty, .. } => (*out, Some(ty.clone())),
