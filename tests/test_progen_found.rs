@@ -455,3 +455,68 @@ fn float_methods_called_through_a_type_parameter() {
         assert!((g - expected).abs() <= 1e-14, "{x}: {g} {expected}");
     }
 }
+
+/// Fifteen arguments, one a part of a local array: the call's record keeps the fourteen others,
+/// the array's copy and the part's two bounds, seventeen values, more than the sixteen of a
+/// tuple on the tape (found by the long run at 1f2dbee: "cannot keep a `((T, T), T, .., usize,
+/// usize, T, T)` for the reverse sweep").
+#[differentiable]
+#[allow(clippy::too_many_arguments)]
+fn many(
+    p: (f64, f64),
+    a: f64,
+    b: f64,
+    c: f64,
+    d: f64,
+    e: f64,
+    f: f64,
+    g: f64,
+    h: f64,
+    flag: bool,
+    i: f64,
+    j: f64,
+    w: &[f64],
+    k: f64,
+    l: f64,
+) -> f64 {
+    let tail = if flag { p.1 } else { 0.0 };
+    p.0 * a + b * c + d * e + f * g + h * i + j * k * l + w[0] * w[1] + tail
+}
+
+#[differentiable]
+fn calls_many(x: f64) -> f64 {
+    let l13 = [x, 2.0 * x, 0.5];
+    many(
+        (x, 0.5),
+        x,
+        0.5,
+        x,
+        0.5,
+        x,
+        0.5,
+        x,
+        0.5,
+        x < 0.0,
+        x,
+        0.5,
+        &l13[0..2],
+        x,
+        0.5,
+    )
+}
+
+#[test]
+fn a_call_whose_record_keeps_more_than_sixteen_values() {
+    // 3 x^2 + 2.25 x + (0.5 where x < 0): d/dx = 6 x + 2.25.
+    for x in [-1.5, -0.25, 0.5, 3.0] {
+        let expected = 6.0 * x + 2.25;
+        assert_eq!(ad::grad(calls_many, (x,)).0, expected, "reverse at {x}");
+        assert_eq!(
+            ad::jvp(calls_many, (x,), (1.0,)).1,
+            expected,
+            "forward at {x}"
+        );
+        let (_, pullback) = ad::vjp(calls_many, (x,));
+        assert_eq!(pullback(1.0).0, expected, "vjp at {x}");
+    }
+}

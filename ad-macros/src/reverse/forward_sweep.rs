@@ -322,6 +322,15 @@ impl<'a> Reverse<'a> {
                     (callee, Some(&super::site_ident(*out)), partial.as_ref()),
                 );
                 let kept = hyg("__args");
+                // With slices, the record keeps copies and bounds beside the arguments, more
+                // than the sixteen elements a tuple on the tape may have: in tuples of sixteen.
+                let split = args.iter().any(|a| self.slice_reads.contains_key(&a.0))
+                    || lent.iter().any(|l| *l != crate::ir::Lent::No);
+                let kept_args = if split {
+                    kept_chunks(&kept_args)
+                } else {
+                    kept_args
+                };
                 let mut ts = quote! {
                     let #kept = (#(#kept_args,)*);
                     let #v = #call;
@@ -748,4 +757,10 @@ fn names_other_replay(tokens: &TokenStream, own: Option<&str>) -> bool {
         let name = i.to_string();
         name.starts_with("__ri") && Some(name.as_str()) != own
     })
+}
+
+/// What a call's record keeps, in tuples of up to sixteen (the largest tuple the tape takes);
+/// the reverse sweep reads element `k` as `.0.(k / 16).(k % 16)`.
+fn kept_chunks(kept: &[TokenStream]) -> Vec<TokenStream> {
+    kept.chunks(16).map(|c| quote!((#(#c,)*))).collect()
 }

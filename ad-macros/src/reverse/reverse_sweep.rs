@@ -406,19 +406,23 @@ impl<'a> Reverse<'a> {
                     let copied = self.copied_outputs(args, lent);
                     let (mut call_args, mut buffers) = (Vec::new(), Vec::new());
                     let (mut seen, mut extra, mut merge) = (Vec::new(), Vec::new(), Vec::new());
+                    // What the record keeps, in tuples of sixteen (`kept_chunks`).
+                    let kept = |k: usize| -> TokenStream {
+                        let (c, j) = (syn::Index::from(k / 16), syn::Index::from(k % 16));
+                        quote!(#r.0.#c.#j)
+                    };
                     for (c, var) in copied.iter().enumerate() {
-                        let idx = syn::Index::from(c);
                         let copy = hyg(&format!("__copy{}", var.0));
-                        extra.push(quote!(let mut #copy = #r.0.#idx;));
+                        let at = kept(c);
+                        extra.push(quote!(let mut #copy = #at;));
                     }
                     let mut k = copied.len();
                     let again = self.call_args.get(&out.0);
                     // The bounds of a part, from the record, after what its argument keeps.
                     let part = |k: &mut usize, how: Lent| -> TokenStream {
                         how.index(&mut |_| {
-                            let idx = syn::Index::from(*k);
                             *k += 1;
-                            quote!(#r.0.#idx)
+                            kept(*k - 1)
                         })
                     };
                     for (i, a) in args.iter().enumerate() {
@@ -431,19 +435,18 @@ impl<'a> Reverse<'a> {
                             // turned by the callee from the adjoint of the values after the
                             // call into that of those before.
                             _ if let Some(var) = lent[i].mutable() => {
-                                let (copy_at, len_at) =
-                                    (syn::Index::from(k), syn::Index::from(k + 1));
+                                let (copy_at, len_at) = (kept(k), kept(k + 1));
                                 k += 2;
                                 let range = part(&mut k, lent[i]);
                                 let copy = hyg(&format!("__before{i}"));
-                                extra.push(quote!(let mut #copy = #r.0.#copy_at;));
+                                extra.push(quote!(let mut #copy = #copy_at;));
                                 call_args.push(quote!(#krate::__private::lend(&mut #copy[..])));
                                 buffers.push(if self.is_slice(var) {
                                     let bar = bar_ident(var);
                                     quote!(&mut #bar #range)
                                 } else {
                                     let (x, kind) = (x_ident(var), k_ident(var));
-                                    quote!(&mut #krate::__private::seq_buffer(&mut #x, &#kind, #r.0.#len_at)#range)
+                                    quote!(&mut #krate::__private::seq_buffer(&mut #x, &#kind, #len_at)#range)
                                 });
                             }
                             Some((var, mutable)) => {
@@ -478,14 +481,14 @@ impl<'a> Reverse<'a> {
                                 }
                             }
                             None if lent[i] != Lent::No => {
-                                let idx = syn::Index::from(k);
+                                let at = kept(k);
                                 k += 1;
                                 let range = part(&mut k, lent[i]);
                                 let buffer = lent_buffer(i);
                                 pre.extend(
-                                    quote!(let mut #buffer = #krate::__private::zero(&#r.0.#idx);),
+                                    quote!(let mut #buffer = #krate::__private::zero(&#at);),
                                 );
-                                call_args.push(quote!(&#r.0.#idx #range));
+                                call_args.push(quote!(&#at #range));
                                 buffers.push(quote!(&mut #buffer #range));
                             }
                             None => {
@@ -494,9 +497,8 @@ impl<'a> Reverse<'a> {
                                         call_args.push(quote!(::core::clone::Clone::clone(&#t)))
                                     }
                                     None => {
-                                        let idx = syn::Index::from(k);
+                                        call_args.push(kept(k));
                                         k += 1;
-                                        call_args.push(quote!(#r.0.#idx));
                                     }
                                 }
                                 buffers.push(quote!(()));
