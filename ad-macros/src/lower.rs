@@ -34,7 +34,7 @@ use items::ITEM_SHADOW;
 pub use names::*;
 use operators::{arith_of, arith_of_compound, compound_base, is_compound};
 use verbatim::{collect_names, find_control, may_write};
-pub use written::{lent_seq, literals, plain_call, slice_reads};
+pub use written::{lent_seq, lent_slice, literals, plain_lent_call, slice_reads};
 
 pub struct Lower {
     values: Vec<ValueData>,

@@ -388,32 +388,21 @@ impl<'a> Forward<'a> {
                 functions,
             } => {
                 // The slice a lent argument stands for, over `base` (its value or tangent).
-                let slice_of = |k: usize, base: TokenStream| match lent[k] {
-                    crate::ir::Lent::No => base,
-                    how @ crate::ir::Lent::Mut { var, .. } => {
-                        let index = how.index(&mut |b| self.p(b, al));
-                        let seq = crate::lower::lent_seq(&krate, self.func, var, &base);
-                        quote!(&mut #seq #index)
-                    }
-                    how => {
-                        let index = how.index(&mut |b| self.p(b, al));
-                        quote!(&(#base)#index)
-                    }
+                let slice_of = |k: usize, base: TokenStream| {
+                    crate::lower::lent_slice(&krate, self.func, lent[k], &base, &mut |b| {
+                        self.p(b, al)
+                    })
                 };
                 let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
                 if !self.active(*out) {
-                    let call =
-                        crate::lower::plain_call(&self.literals, callee, parens, args, &|a| {
-                            let k = args.iter().position(|x| *x == a).expect("an argument");
-                            match lent[k] {
-                                // As written: the callee may take `&mut [T; N]`.
-                                crate::ir::Lent::Mut { bare: true, .. } => {
-                                    let p = self.p(a, al);
-                                    quote!(&mut #p)
-                                }
-                                _ => slice_of(k, self.p(a, al)),
-                            }
-                        });
+                    let call = crate::lower::plain_lent_call(
+                        &self.literals,
+                        &krate,
+                        self.func,
+                        (callee, parens),
+                        (args, lent),
+                        &|a| self.p(a, al),
+                    );
                     return self.def(*out, call, None);
                 }
                 // An argument without a tangent gets the zero of the callee's parameter kind:

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 /// with their own span, and each argument's literal or variable as written (temporaries only
 /// for the rest), so that a mistake in the call is the same error as in the user's function,
 /// which rustc reports once.
-pub fn plain_call(
+fn plain_call(
     literals: &HashMap<u32, TokenStream>,
     callee: &TokenStream,
     parens: &proc_macro2::extra::DelimSpan,
@@ -76,4 +76,50 @@ pub fn lent_seq(
         // An error names the local where it is declared.
         quote::quote_spanned!(data.ident.span()=> #krate::__private::Lendable::seq_mut(&mut #base))
     }
+}
+
+/// The slice a lent argument stands for, over `base` (the variable, its tangent or its copy),
+/// the bounds of a part written as `bound` gives them: `base` itself where nothing is lent,
+/// `&(base)[a..b]` lent shared, `&mut seq[a..b]` lent to a function that writes it.
+pub fn lent_slice(
+    krate: &TokenStream,
+    func: &crate::ir::Func,
+    how: crate::ir::Lent,
+    base: &TokenStream,
+    bound: &mut dyn FnMut(Value) -> TokenStream,
+) -> TokenStream {
+    match how {
+        crate::ir::Lent::No => base.clone(),
+        crate::ir::Lent::Mut { var, .. } => {
+            let index = how.index(bound);
+            let seq = lent_seq(krate, func, var, base);
+            quote!(&mut #seq #index)
+        }
+        _ => {
+            let index = how.index(bound);
+            quote!(&(#base)#index)
+        }
+    }
+}
+
+/// A call without derivative whose arguments may lend variables, written as `plain_call`
+/// does, each argument's value as `written` gives it: a lent one as `lent_slice` makes it, but
+/// `&mut v` where the user wrote it so (the callee may take `&mut [T; N]`, which a slice would
+/// not be).
+pub fn plain_lent_call(
+    literals: &HashMap<u32, TokenStream>,
+    krate: &TokenStream,
+    func: &crate::ir::Func,
+    (callee, parens): (&TokenStream, &proc_macro2::extra::DelimSpan),
+    (args, lent): (&[Value], &[crate::ir::Lent]),
+    written: &dyn Fn(Value) -> TokenStream,
+) -> TokenStream {
+    plain_call(literals, callee, parens, args, &|a| {
+        let k = args.iter().position(|x| *x == a).expect("an argument");
+        let base = written(a);
+        match lent[k] {
+            crate::ir::Lent::Mut { bare: true, .. } => quote!(&mut #base),
+            how => lent_slice(krate, func, how, &base, &mut |b| written(b)),
+        }
+    })
 }

@@ -226,32 +226,21 @@ impl<'a> Reverse<'a> {
                 functions,
             } => {
                 // The slice a lent argument stands for, over `base`.
-                let slice_of = |k: usize, base: &TokenStream| match lent[k] {
-                    crate::ir::Lent::No => base.clone(),
-                    how @ crate::ir::Lent::Mut { var, .. } => {
-                        let index = how.index(&mut |b| self.p(b, al));
-                        let seq = crate::lower::lent_seq(&krate, self.func, var, base);
-                        quote!(&mut #seq #index)
-                    }
-                    how => {
-                        let index = how.index(&mut |b| self.p(b, al));
-                        quote!(&(#base)#index)
-                    }
+                let slice_of = |k: usize, base: &TokenStream| {
+                    crate::lower::lent_slice(&krate, self.func, lent[k], base, &mut |b| {
+                        self.p(b, al)
+                    })
                 };
                 let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
                 if !self.active(*out) {
-                    let call =
-                        crate::lower::plain_call(&self.literals, callee, parens, args, &|a| {
-                            let k = args.iter().position(|x| *x == a).expect("an argument");
-                            match lent[k] {
-                                // As written: the callee may take `&mut [T; N]`.
-                                crate::ir::Lent::Mut { bare: true, .. } => {
-                                    let p = self.p(a, al);
-                                    quote!(&mut #p)
-                                }
-                                _ => slice_of(k, &self.p(a, al)),
-                            }
-                        });
+                    let call = crate::lower::plain_lent_call(
+                        &self.literals,
+                        &krate,
+                        self.func,
+                        (callee, parens),
+                        (args, lent),
+                        &|a| self.p(a, al),
+                    );
                     return Self::def(*out, call);
                 }
                 let v = v_ident(*out);
@@ -280,13 +269,15 @@ impl<'a> Reverse<'a> {
                         lent[i].bounds().iter().map(|b| self.p(*b, al)).collect();
                     call_args.push(match self.slice_reads.get(&a.0) {
                         // A local, or a part of an output slice, lent mutably: the part as it is
-                        // before the call, and the variable's length, for the buffer of a
-                        // local's adjoint.
+                        // before the call, and a local's length, for the buffer of its adjoint
+                        // (an output's is its buffer).
                         _ if let Some(var) = lent[i].mutable() => {
                             let index = lent[i].index(&mut |b| self.p(b, al));
                             let seq = crate::lower::lent_seq(&krate, self.func, var, p);
                             kept_args.push(quote!(<[_]>::to_vec(&#seq #index)));
-                            kept_args.push(quote!(#seq.len()));
+                            if !self.is_slice(var) {
+                                kept_args.push(quote!(#seq.len()));
+                            }
                             kept_args.extend(bounds);
                             let part = slice_of(i, p);
                             quote!(#krate::__private::lend(#part))

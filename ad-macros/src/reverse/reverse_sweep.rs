@@ -435,18 +435,26 @@ impl<'a> Reverse<'a> {
                             // turned by the callee from the adjoint of the values after the
                             // call into that of those before.
                             _ if let Some(var) = lent[i].mutable() => {
-                                let (copy_at, len_at) = (kept(k), kept(k + 1));
-                                k += 2;
+                                let copy_at = kept(k);
+                                k += 1;
+                                // A local's length, for its adjoint's buffer (`forward_sweep`).
+                                let len_at = (!self.is_slice(var)).then(|| {
+                                    k += 1;
+                                    kept(k - 1)
+                                });
                                 let range = part(&mut k, lent[i]);
                                 let copy = hyg(&format!("__before{i}"));
                                 extra.push(quote!(let mut #copy = #copy_at;));
                                 call_args.push(quote!(#krate::__private::lend(&mut #copy[..])));
-                                buffers.push(if self.is_slice(var) {
-                                    let bar = bar_ident(var);
-                                    quote!(&mut #bar #range)
-                                } else {
-                                    let (x, kind) = (x_ident(var), k_ident(var));
-                                    quote!(&mut #krate::__private::seq_buffer(&mut #x, &#kind, #len_at)#range)
+                                buffers.push(match len_at {
+                                    None => {
+                                        let bar = bar_ident(var);
+                                        quote!(&mut #bar #range)
+                                    }
+                                    Some(len) => {
+                                        let (x, kind) = (x_ident(var), k_ident(var));
+                                        quote!(&mut #krate::__private::seq_buffer(&mut #x, &#kind, #len)#range)
+                                    }
                                 });
                             }
                             Some((var, mutable)) => {

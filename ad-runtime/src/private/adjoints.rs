@@ -1,0 +1,177 @@
+//! How the reverse sweep holds adjoints: zero until something is added, taken out once, and
+//! typed like their variables.
+
+/// The zero tangent of a value whose tangent the generated code needs but never computed.
+#[inline(always)]
+pub fn zero<T: crate::Differentiable>(value: &T) -> T::Tangent {
+    value.zero_tangent()
+}
+
+/// The zero tangent of an argument passed without one to a differentiable callee: its
+/// parameter kind's zero (`NoTangent` for an `ad::Const` slice).
+#[inline(always)]
+pub fn zero_shadow<T: crate::Param>(value: &T) -> T::Shadow {
+    value.zero_shadow()
+}
+
+/// How the reverse sweep holds an adjoint while it builds it.
+///
+/// A float is held as itself, zero until something is added: no tag to test on each
+/// contribution. Any other tangent is held as an `Option`, `None` while zero, since its shape (a
+/// `Vec`'s length) is not known before its first contribution. Either way an adjoint that is
+/// exactly zero when taken is no adjoint: no partial derivative is multiplied by it (an infinite
+/// one, `sqrt` at 0, would make a NaN out of nothing). A product's pullback takes it with
+/// `take_linear` and makes each partial -0 where it is zero instead (`Scalar::mul_l_nz`).
+pub trait Adjoint: crate::Accumulate + Sized {
+    /// What holds the adjoint.
+    type Repr;
+    /// The holder of a zero adjoint.
+    fn empty() -> Self::Repr;
+    /// Adds `value` to the adjoint held.
+    fn add_to(repr: &mut Self::Repr, value: Self);
+    /// Takes the adjoint out, leaving zero; `None` if it is zero.
+    fn take(repr: &mut Self::Repr) -> Option<Self>;
+    /// Takes the adjoint out, leaving zero, for an instruction that only adds it (or its
+    /// negative) to other adjoints, or multiplies it with a guard for zero (`Scalar::mul_l_nz`):
+    /// a zero adds zeros, which change nothing, so `None` only where the holder cannot make a
+    /// zero (an `Option` without a shape).
+    #[inline(always)]
+    fn take_linear(repr: &mut Self::Repr) -> Option<Self> {
+        Self::take(repr)
+    }
+}
+
+macro_rules! float_adjoint {
+    ($($t:ty)*) => {$(
+        impl Adjoint for $t {
+            type Repr = $t;
+            /// Zero held as -0, the identity of `+` (`-0 + v` is `v` for every `v`, `+0 + -0`
+            /// is not), so that rustc drops the first addition to an adjoint.
+            #[inline(always)]
+            fn empty() -> $t {
+                -0.0
+            }
+            #[inline(always)]
+            fn add_to(repr: &mut $t, value: $t) {
+                *repr += value;
+            }
+            #[inline(always)]
+            fn take(repr: &mut $t) -> Option<$t> {
+                let g = core::mem::replace(repr, -0.0);
+                if g == 0.0 { None } else { Some(g) }
+            }
+            #[inline(always)]
+            fn take_linear(repr: &mut $t) -> Option<$t> {
+                Some(core::mem::replace(repr, -0.0))
+            }
+        }
+    )*};
+}
+float_adjoint!(f32 f64);
+
+impl Adjoint for crate::NoTangent {
+    type Repr = crate::NoTangent;
+    #[inline(always)]
+    fn empty() -> crate::NoTangent {
+        crate::NoTangent
+    }
+    #[inline(always)]
+    fn add_to(_: &mut crate::NoTangent, _: crate::NoTangent) {}
+    #[inline(always)]
+    fn take(_: &mut crate::NoTangent) -> Option<crate::NoTangent> {
+        None
+    }
+}
+
+macro_rules! optional_adjoint {
+    ($($ty:ty => [$($generics:tt)*]),*) => {$(
+        impl<$($generics)*> Adjoint for $ty {
+            type Repr = Option<Self>;
+            #[inline(always)]
+            fn empty() -> Option<Self> {
+                None
+            }
+            #[inline(always)]
+            fn add_to(repr: &mut Option<Self>, value: Self) {
+                if crate::Accumulate::is_zero_adjoint(&value) {
+                    return;
+                }
+                *repr = Some(match repr.take() {
+                    Some(sum) => crate::Accumulate::accumulate(sum, value),
+                    None => value,
+                });
+            }
+            #[inline(always)]
+            fn take(repr: &mut Option<Self>) -> Option<Self> {
+                repr.take()
+            }
+        }
+    )*};
+}
+optional_adjoint!(
+    [T; N] => [T: crate::Accumulate, const N: usize],
+    Vec<T> => [T: crate::Accumulate],
+    (A,) => [A: crate::Accumulate],
+    (A, B) => [A: crate::Accumulate, B: crate::Accumulate],
+    (A, B, C) => [A: crate::Accumulate, B: crate::Accumulate, C: crate::Accumulate],
+    (A, B, C, D) => [A: crate::Accumulate, B: crate::Accumulate, C: crate::Accumulate, D: crate::Accumulate],
+    (A, B, C, D, E) => [A: crate::Accumulate, B: crate::Accumulate, C: crate::Accumulate, D: crate::Accumulate, E: crate::Accumulate],
+    (A, B, C, D, E, F) => [A: crate::Accumulate, B: crate::Accumulate, C: crate::Accumulate, D: crate::Accumulate, E: crate::Accumulate, F: crate::Accumulate],
+    (A, B, C, D, E, F, G) => [A: crate::Accumulate, B: crate::Accumulate, C: crate::Accumulate, D: crate::Accumulate, E: crate::Accumulate, F: crate::Accumulate, G: crate::Accumulate],
+    (A, B, C, D, E, F, G, H) => [A: crate::Accumulate, B: crate::Accumulate, C: crate::Accumulate, D: crate::Accumulate, E: crate::Accumulate, F: crate::Accumulate, G: crate::Accumulate, H: crate::Accumulate]
+);
+
+/// The adjoint of a value or variable of the reverse sweep, as [`Adjoint`] holds it.
+pub struct Adj<T: Adjoint>(pub(super) T::Repr);
+
+impl<T: Adjoint> Default for Adj<T> {
+    #[inline(always)]
+    fn default() -> Self {
+        Adj(T::empty())
+    }
+}
+
+/// Adds `value` to an adjoint.
+#[inline(always)]
+pub fn acc<T: Adjoint>(slot: &mut Adj<T>, value: T) {
+    T::add_to(&mut slot.0, value);
+}
+
+/// Takes an adjoint out, leaving zero; `None` if it is zero.
+#[inline(always)]
+pub fn take<T: Adjoint>(slot: &mut Adj<T>) -> Option<T> {
+    T::take(&mut slot.0)
+}
+
+/// Takes an adjoint out, leaving zero, for an instruction that only adds `±` it to other
+/// adjoints or multiplies it with a guard for zero (see [`Adjoint::take_linear`]).
+#[inline(always)]
+pub fn take_linear<T: Adjoint>(slot: &mut Adj<T>) -> Option<T> {
+    T::take_linear(&mut slot.0)
+}
+
+/// An adjoint of an argument, given the argument's zero adjoint: a `Vec` adjoint that the
+/// reverse sweep built shorter is padded with zeros.
+#[inline]
+pub fn fit<T: Adjoint>(mut adjoint: Adj<T>, zero: T) -> T {
+    match take(&mut adjoint) {
+        Some(a) => zero.accumulate(a),
+        None => zero,
+    }
+}
+
+/// The type of a value, for tying an adjoint's type to its variable's.
+pub type Ty<T> = core::marker::PhantomData<fn() -> T>;
+
+/// The [`Ty`] of a value.
+#[inline(always)]
+pub fn type_of<T>(_: &T) -> Ty<T> {
+    core::marker::PhantomData
+}
+
+/// `value`, typed like `like`: a literal operand written again in the reverse sweep takes the
+/// float type of the adjoint it meets.
+#[inline(always)]
+pub fn typed_as<T>(_like: T, value: T) -> T {
+    value
+}
