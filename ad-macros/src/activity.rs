@@ -89,7 +89,10 @@ fn block(func: &Func, b: &Block, act: &mut Activity, changed: &mut bool) {
                 let a = act.var(*var);
                 set_value(act, *out, a, changed);
             }
-            Inst::Neg { out, a } | Inst::Field { out, a, .. } => {
+            Inst::Neg { out, a }
+            | Inst::Field { out, a, .. }
+            | Inst::Wrap { out, a }
+            | Inst::Payload { out, a, .. } => {
                 let a = act.value(*a);
                 set_value(act, *out, a, changed);
             }
@@ -196,10 +199,10 @@ pub fn check(func: &Func, act: &Activity, errors: &mut Vec<syn::Error>) {
 }
 
 /// Errors for `match`es on values that carry a derivative whose patterns need a value without
-/// one: a derivative passes only through names, tuples and arrays.
+/// one: a derivative passes only through names, tuples, arrays and `Some`.
 fn check_scrutinees(func: &Func, act: &Activity, errors: &mut Vec<syn::Error>) {
     for s in &func.scrutinees {
-        let Some(pattern) = &s.without_derivative else {
+        let Some((pattern, integer)) = &s.without_derivative else {
             continue;
         };
         if !act.value(s.value) {
@@ -216,12 +219,18 @@ fn check_scrutinees(func: &Func, act: &Activity, errors: &mut Vec<syn::Error>) {
         } else {
             "; if the value is an integer, give it its type in a `let` before the `match` (`let k: usize = ...;`)"
         };
+        let why = if *integer {
+            "it compares the value with an integer"
+        } else {
+            "a derivative passes only through names, tuples, arrays and `Some` (`x`, `(a, b)`, `[a, b]`, `Some(v)`, `all @ (a, b)`), \
+             not through an enum or a struct of your own, nor through `ref`; hold the floats in an `Option`, a tuple or an array, or"
+        };
+        let choose = if *integer { "; choose" } else { " choose" };
         errors.push(syn::Error::new_spanned(
             &s.tokens,
             format!(
                 "#[differentiable] does not support the pattern `{pattern}` on a value that carries a derivative: \
-                 a derivative passes only through names, tuples and arrays (`x`, `(a, b)`, `[a, b]`); \
-                 choose with `if`/`else` on the float itself (`if x > 0.0 {{ .. }} else {{ .. }}`){integer_hint}"
+                 {why}{choose} with `if`/`else` on the float itself (`if x > 0.0 {{ .. }} else {{ .. }}`){integer_hint}"
             ),
         ));
     }

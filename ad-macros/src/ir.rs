@@ -115,6 +115,18 @@ pub enum Inst {
         ty: Type,
         via: Option<Conversion>,
     },
+    /// `Some(a)`: the `Option` carries `a`'s derivative.
+    Wrap {
+        out: Value,
+        a: Value,
+    },
+    /// The value inside `a`, a `Some`: where a pattern `Some(..)` matched it, or with `unwrap`
+    /// the method call as written that takes it out (`.unwrap()`, `.expect("..")`).
+    Payload {
+        out: Value,
+        a: Value,
+        unwrap: Option<TokenStream>,
+    },
     Tuple {
         out: Value,
         elems: Vec<Value>,
@@ -392,7 +404,11 @@ impl Inst {
             | Inst::Break
             | Inst::Continue
             | Inst::Verbatim { .. } => Vec::new(),
-            Inst::Neg { a, .. } | Inst::Cast { a, .. } | Inst::Field { a, .. } => vec![*a],
+            Inst::Neg { a, .. }
+            | Inst::Cast { a, .. }
+            | Inst::Field { a, .. }
+            | Inst::Wrap { a, .. }
+            | Inst::Payload { a, .. } => vec![*a],
             Inst::Arith { a, b, .. } | Inst::Inactive { a, b, .. } => vec![*a, *b],
             Inst::Method { recv, args, .. } => {
                 std::iter::once(*recv).chain(args.iter().copied()).collect()
@@ -534,6 +550,6 @@ pub struct Scrutinee {
     pub tokens: TokenStream,
     pub var: Option<Var>,
     /// The first pattern that needs the value to carry no derivative: one that binds through
-    /// an enum, a struct or a reference, or compares with an integer.
-    pub without_derivative: Option<TokenStream>,
+    /// an enum, a struct or a reference, or (with `true`) compares with an integer.
+    pub without_derivative: Option<(TokenStream, bool)>,
 }

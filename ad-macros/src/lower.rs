@@ -191,7 +191,7 @@ impl Lower {
             }
             ReturnType::Type(_, ty) => {
                 if !supported_value_type(ty) {
-                    self.errors.push(err(ty, "#[differentiable] supports results that are floats, integers, bools, arrays `[T; N]`, `Vec<T>` or tuples of these; return one of those"));
+                    self.errors.push(err(ty, "#[differentiable] supports results that are floats, integers, bools, arrays `[T; N]`, `Vec<T>`, `Option<T>` or tuples of these; return one of those"));
                 }
                 (**ty).clone()
             }
@@ -234,7 +234,7 @@ impl Lower {
                         };
                         self.errors.push(err(object, message));
                     } else if slice.is_none() && !supported_value_type(ty) {
-                        self.errors.push(err(&pt.ty, "#[differentiable] supports parameters that are floats, integers, bools, arrays `[T; N]`, `Vec<T>`, tuples of these, `&[T]`, `&mut [T]`, `&[T; N]`, `&mut [T; N]`, and `ad::Const<T>` of a `&[T]` or of a value; pass the values in one of those"));
+                        self.errors.push(err(&pt.ty, "#[differentiable] supports parameters that are floats, integers, bools, arrays `[T; N]`, `Vec<T>`, `Option<T>`, tuples of these, `&[T]`, `&mut [T]`, `&[T; N]`, `&mut [T; N]`, and `ad::Const<T>` of a `&[T]` or of a value; pass the values in one of those"));
                     }
                     let (ident, mutable) = match &*pt.pat {
                         Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => (p.ident.clone(), p.mutability.is_some()),

@@ -542,3 +542,65 @@ fn check_elements<T: Differentiable>(
 
 impl<T: NoDerivative, const N: usize> NoDerivative for [T; N] {}
 impl<T: NoDerivative> NoDerivative for Vec<T> {}
+
+/// An `Option` carries the derivative of its payload: `Some` of the payload's tangent, `None`
+/// where it holds nothing.
+///
+/// ```
+/// use ad::Differentiable;
+/// assert_eq!(Some(2.0_f64).zero_tangent(), Some(0.0));
+/// assert_eq!(None::<f64>.zero_tangent(), None);
+/// assert!(Some(1.0_f64).check_tangent(&None).is_err());
+/// ```
+impl<T: Differentiable> Differentiable for Option<T> {
+    type Tangent = Option<T::Tangent>;
+    fn zero_tangent(&self) -> Self::Tangent {
+        self.as_ref().map(Differentiable::zero_tangent)
+    }
+    fn check_tangent(&self, tangent: &Self::Tangent) -> Result<(), ShapeMismatch> {
+        match (self, tangent) {
+            (Some(v), Some(t)) => v.check_tangent(t).map_err(|e| e.within(".Some")),
+            (None, None) => Ok(()),
+            _ => Err(ShapeMismatch {
+                path: String::new(),
+                expected: usize::from(self.is_some()),
+                found: usize::from(tangent.is_some()),
+            }),
+        }
+    }
+}
+
+impl<T: NoDerivative> NoDerivative for Option<T> {}
+
+/// An adjoint of `None` is zero: the sum is the other.
+impl<T: Accumulate> Accumulate for Option<T> {
+    #[inline]
+    fn accumulate(self, other: Self) -> Self {
+        match (self, other) {
+            (Some(a), Some(b)) => Some(a.accumulate(b)),
+            (a, None) => a,
+            (None, b) => b,
+        }
+    }
+    #[inline]
+    fn is_zero_adjoint(&self) -> bool {
+        self.as_ref().is_none_or(Accumulate::is_zero_adjoint)
+    }
+}
+
+impl<T: Linear> Linear for Option<T> {
+    fn dim(&self) -> usize {
+        self.as_ref().map_or(0, Linear::dim)
+    }
+    fn set(&mut self, i: usize, value: f64) {
+        if let Some(t) = self {
+            t.set(i, value);
+        }
+    }
+    fn dot(&self, other: &Self) -> f64 {
+        match (self, other) {
+            (Some(a), Some(b)) => a.dot(b),
+            _ => 0.0,
+        }
+    }
+}

@@ -384,6 +384,24 @@ impl<T: Tapeable, const N: usize> Tapeable for [T; N] {
     }
 }
 
+/// An `Option` goes on the tape as its payload, if any, followed by a word that says whether
+/// it has one.
+impl<T: Tapeable> Tapeable for Option<T> {
+    const WORDS: Option<usize> = None;
+    #[inline]
+    fn push_to<S: Sink>(self, tape: &mut S) {
+        let some = self.is_some();
+        if let Some(x) = self {
+            x.push_to(tape);
+        }
+        tape.word(u64::from(some));
+    }
+    #[inline]
+    fn pop_from(tape: &mut Tape) -> Self {
+        (tape.pop_word() != 0).then(|| T::pop_from(tape))
+    }
+}
+
 /// A `Vec` goes on the tape as its elements followed by its length.
 impl<T: Tapeable> Tapeable for Vec<T> {
     const WORDS: Option<usize> = None;

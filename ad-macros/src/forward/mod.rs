@@ -115,8 +115,10 @@ impl<'a> Forward<'a> {
             quote!((#p, #t))
         } else {
             let krate = self.krate;
-            let z = hyg("__zero".to_string());
-            quote!({ let #z = #krate::__private::zero(&#p); (#p, #z) })
+            let (z, value) = (hyg("__zero".to_string()), hyg("__value".to_string()));
+            // Bound first, so that a constant whose type comes from the other branch (`None`)
+            // is one value that the zero is made of.
+            quote!({ let #value = #p; let #z = #krate::__private::zero(&#value); (#value, #z) })
         }
     }
 
@@ -260,9 +262,8 @@ impl<'a> Forward<'a> {
         let krate = self.krate.clone();
         match inst {
             Inst::Const { out, tokens } => {
-                // An unsuffixed numeric literal gets its type from its uses; it is bound once so
-                // that its value and any zero tangent made from it share that type.
-                if is_untyped_number(tokens) {
+                // A constant that gets its type from its uses (`2.0`, `None`) is bound once.
+                if binds_once(tokens) {
                     self.def(*out, tokens.clone(), None)
                 } else {
                     al.primal.insert(out.0, tokens.clone());
@@ -283,6 +284,25 @@ impl<'a> Forward<'a> {
                     }
                     TokenStream::new()
                 }
+            }
+            Inst::Wrap { out, a } => {
+                let pa = self.p(*a, al);
+                let ta = self.t(*a, al);
+                self.def(
+                    *out,
+                    quote!(::core::option::Option::Some(#pa)),
+                    Some(quote!(::core::option::Option::Some(#ta))),
+                )
+            }
+            Inst::Payload { out, a, unwrap } => {
+                let pa = self.p(*a, al);
+                let ta = self.t(*a, al);
+                let krate = self.krate;
+                let primal = match unwrap {
+                    Some(call) => quote!(#pa #call),
+                    None => quote!(#krate::__private::payload(#pa)),
+                };
+                self.def(*out, primal, Some(quote!(#krate::__private::payload(#ta))))
             }
             Inst::Neg { out, a } => {
                 let pa = self.p(*a, al);
@@ -552,6 +572,26 @@ impl<'a> Forward<'a> {
                     let p = self.p(v, al);
                     quote!(= #p)
                 });
+                // A value without a derivative gives a zero tangent made from the variable, after
+                // it: so that a constant whose type comes from later uses (`None`) is one value.
+                if self.act.var(*var)
+                    && let Some(v) = init
+                    && !self.active(*v)
+                {
+                    let dx = self.var_tangent(*var);
+                    let dty = data
+                        .ty
+                        .as_ref()
+                        .map(|t| quote!(: <#t as #krate::__private::Differentiable>::Tangent));
+                    let mut ts = quote!(let #m #x #ty #pinit;);
+                    ts.extend(quote!(let #m #dx #dty = #krate::__private::zero(&#x);));
+                    if data.known_inactive
+                        && let Some(t) = &data.ty
+                    {
+                        ts.extend(self.assert_no_derivative(t));
+                    }
+                    return ts;
+                }
                 // The tangent first: a zero tangent made from the value reads it before the
                 // `let` may move it.
                 let mut ts = TokenStream::new();
@@ -579,6 +619,12 @@ impl<'a> Forward<'a> {
                 let x = ident.clone();
                 let p = self.p(*value, al);
                 let mut ts = TokenStream::new();
+                if self.act.var(*var) && !self.active(*value) {
+                    // As for a `let`: the zero made from the variable, after the assignment.
+                    let dx = Self::tangent_of(ident);
+                    let krate = self.krate;
+                    return quote!(#x = #p; #dx = #krate::__private::zero(&#x););
+                }
                 if self.act.var(*var) {
                     let dx = Self::tangent_of(ident);
                     let t = self.t_or_zero(*value, al);
@@ -738,6 +784,23 @@ pub(crate) fn is_unit(ty: &syn::Type) -> bool {
 pub struct Aliases {
     primal: std::collections::HashMap<u32, TokenStream>,
     tangent: std::collections::HashMap<u32, TokenStream>,
+}
+
+/// Whether a constant gets its type from its uses, an unsuffixed number or `None`: it is bound
+/// once, so that its value and any zero tangent made from it share that type.
+pub(crate) fn binds_once(tokens: &TokenStream) -> bool {
+    is_untyped_number(tokens) || {
+        let names: Vec<String> = tokens
+            .clone()
+            .into_iter()
+            .filter_map(|t| match t {
+                proc_macro2::TokenTree::Ident(i) => Some(i.to_string()),
+                _ => None,
+            })
+            .collect();
+        matches!(names.last().map(String::as_str), Some("None"))
+            && syn::parse2::<syn::Path>(tokens.clone()).is_ok()
+    }
 }
 
 pub(crate) fn is_untyped_number(tokens: &TokenStream) -> bool {

@@ -66,6 +66,9 @@ impl Lower {
         if let Some(v) = self.array_map(m, out) {
             return v;
         }
+        if let Some(v) = self.unwrap(m, out) {
+            return v;
+        }
         if let Some(range) = sliced(&m.receiver) {
             self.errors.push(err(range, "#[differentiable] does not support slicing (`a[i..j]`); index elements one by one (`a[i]`) in a loop over the range"));
             return self.dummy(out, m.span());
@@ -93,7 +96,16 @@ impl Lower {
             });
             return v;
         }
-        self.verbatim(&Expr::MethodCall(m.clone()), out, Some(Unsupported::with_fix("this method call", "the float methods that are differentiated are listed in the README; for anything else call a function (with #[differentiable] or a #[custom_rule]) instead of a method")))
+        let fix = if OPTION_METHODS.contains(&name.as_str()) {
+            "an `Option` carries a derivative through `match`, `if let` and `.unwrap()`: write `match o { Some(v) => .., None => .. }`"
+        } else {
+            "the float methods that are differentiated are listed in the README; for anything else call a function (with #[differentiable] or a #[custom_rule]) instead of a method"
+        };
+        self.verbatim(
+            &Expr::MethodCall(m.clone()),
+            out,
+            Some(Unsupported::with_fix("this method call", fix)),
+        )
     }
 
     /// A conversion to a float type written as a call and an unwrap: `T::from(x).unwrap()`,
@@ -142,6 +154,30 @@ impl Lower {
         Some(v)
     }
 
+    /// `o.unwrap()` or `o.expect("..")` of an `Option` (or of a `Result` without a derivative):
+    /// the value inside, computed by the call as written, with the derivative inside.
+    fn unwrap(&mut self, m: &syn::ExprMethodCall, out: &mut Vec<Inst>) -> Option<Value> {
+        let literal = |e: &Expr| matches!(e, Expr::Lit(_));
+        let fits = match (m.method.to_string().as_str(), m.args.len()) {
+            ("unwrap", 0) => true,
+            ("expect", 1) => literal(&m.args[0]),
+            _ => false,
+        };
+        if !fits || m.turbofish.is_some() {
+            return None;
+        }
+        let a = self.expr(&m.receiver, out);
+        self.values[a.0 as usize].needs_copy = true;
+        let v = self.value(m.span());
+        let (dot, method, args) = (&m.dot_token, &m.method, &m.args);
+        out.push(Inst::Payload {
+            out: v,
+            a,
+            unwrap: Some(quote!(#dot #method(#args))),
+        });
+        Some(v)
+    }
+
     /// `let x: f64 = v.into();`: the conversion `Into<f64>` of `v`, a cast to the `let`'s type.
     pub(super) fn typed_into(&mut self, e: &Expr, ty: &Type, out: &mut Vec<Inst>) -> Option<Value> {
         let Expr::MethodCall(m) = e else { return None };
@@ -164,6 +200,15 @@ impl Lower {
 
     pub(super) fn call(&mut self, c: &syn::ExprCall, out: &mut Vec<Inst>) -> Value {
         if let Some(v) = self.inline_closure(c, out) {
+            return v;
+        }
+        if let Expr::Path(path) = &*c.func
+            && is_some_path(path)
+            && c.args.len() == 1
+        {
+            let a = self.expr(&c.args[0], out);
+            let v = self.value(c.span());
+            out.push(Inst::Wrap { out: v, a });
             return v;
         }
         let Expr::Path(path) = &*c.func else {
@@ -483,4 +528,36 @@ fn sliced(e: &Expr) -> Option<&syn::ExprRange> {
         },
         _ => None,
     }
+}
+
+/// Methods of `Option` (and only of `Option`) that take its value out, which a `match` spells.
+const OPTION_METHODS: &[&str] = &[
+    "unwrap_or",
+    "unwrap_or_else",
+    "unwrap_or_default",
+    "map_or",
+    "map_or_else",
+    "and_then",
+    "get_or_insert",
+    "get_or_insert_with",
+];
+
+/// Whether `path` names the variant `Some`: `Some`, `Option::Some`, `std::option::Option::Some`.
+pub(super) fn is_some_path(path: &syn::ExprPath) -> bool {
+    let names: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    path.qself.is_none()
+        && path.path.segments.iter().all(|s| s.arguments.is_none())
+        && matches!(
+            names
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .as_slice(),
+            ["Some"] | ["Option", "Some"] | ["std" | "core", "option", "Option", "Some"]
+        )
 }

@@ -218,7 +218,7 @@ impl Lower {
         if has_integer(arm.pat) {
             let scrutinee = &mut self.scrutinees[subject.index];
             if scrutinee.without_derivative.is_none() {
-                scrutinee.without_derivative = Some(arm.pat.to_token_stream());
+                scrutinee.without_derivative = Some((arm.pat.to_token_stream(), true));
             }
         }
         let cond = self.test(arm.pat, arm.guard, subject, out);
@@ -338,7 +338,7 @@ impl Lower {
         // Bound by a `match` kept as written: values without a derivative.
         let scrutinee = &mut self.scrutinees[subject.index];
         if scrutinee.without_derivative.is_none() {
-            scrutinee.without_derivative = Some(pat.to_token_stream());
+            scrutinee.without_derivative = Some((pat.to_token_stream(), false));
         }
         let s = &subject.ident;
         let idents: Vec<&Ident> = names.iter().map(|b| &b.ident).collect();
@@ -378,6 +378,11 @@ impl Lower {
     fn bind_parts(&mut self, pat: &Pat, value: Value, out: &mut Vec<Inst>, binds: &mut Vec<Var>) {
         match pat {
             Pat::Ident(p) if is_binding(p) => {
+                if let Some((_, sub)) = &p.subpat {
+                    // `all @ (a, b)`: the whole and its parts.
+                    self.values[value.0 as usize].needs_copy = true;
+                    self.bind_parts(sub, value, out, binds);
+                }
                 let var = self.new_var(p.ident.clone(), None, p.mutability.is_some());
                 out.push(Inst::Let {
                     var,
@@ -386,6 +391,20 @@ impl Lower {
                 binds.push(var);
             }
             Pat::Paren(p) => self.bind_parts(&p.pat, value, out, binds),
+            Pat::TupleStruct(t) if some_pattern(t).is_some() => {
+                let inner = some_pattern(t).expect("tested");
+                if bindings(inner).is_empty() {
+                    return;
+                }
+                self.values[value.0 as usize].needs_copy = true;
+                let part = self.value(inner.span());
+                out.push(Inst::Payload {
+                    out: part,
+                    a: value,
+                    unwrap: None,
+                });
+                self.bind_parts(inner, part, out, binds);
+            }
             Pat::Tuple(t) => self.bind_part_elements(t.elems.iter(), value, false, out, binds),
             Pat::Slice(s) => self.bind_part_elements(s.elems.iter(), value, true, out, binds),
             _ => {}
@@ -488,13 +507,29 @@ fn bindings(pat: &Pat) -> Vec<Binding> {
 /// so that its bindings are parts of the subject: `v`, `(x, 0)`, `[a, b, ..]`.
 fn binds_parts(pat: &Pat) -> bool {
     match pat {
-        Pat::Ident(p) => p.by_ref.is_none() && p.subpat.is_none(),
+        Pat::Ident(p) => {
+            p.by_ref.is_none() && p.subpat.as_ref().is_none_or(|(_, sub)| binds_parts(sub))
+        }
         Pat::Wild(_) | Pat::Lit(_) | Pat::Range(_) | Pat::Path(_) | Pat::Const(_) => true,
+        Pat::TupleStruct(t) => some_pattern(t).is_some_and(binds_parts),
         Pat::Or(o) => o.cases.iter().all(|c| bindings(c).is_empty()),
         Pat::Paren(p) => binds_parts(&p.pat),
         Pat::Tuple(t) => elements_in_place(&t.elems),
         Pat::Slice(s) => elements_in_place(&s.elems),
         _ => false,
+    }
+}
+
+/// The pattern inside `Some(..)`, if `t` is one (`Some`, `Option::Some`, `std::option::Option::Some`).
+fn some_pattern(t: &syn::PatTupleStruct) -> Option<&Pat> {
+    let path = syn::ExprPath {
+        attrs: Vec::new(),
+        qself: t.qself.clone(),
+        path: t.path.clone(),
+    };
+    match t.elems.first() {
+        Some(inner) if t.elems.len() == 1 && super::calls::is_some_path(&path) => Some(inner),
+        _ => None,
     }
 }
 

@@ -132,7 +132,8 @@ pub(crate) fn supported_value_type(ty: &Type) -> bool {
                 && match &last.arguments {
                     syn::PathArguments::None => true,
                     syn::PathArguments::AngleBracketed(args)
-                        if last.ident == "Vec" && args.args.len() == 1 =>
+                        if (last.ident == "Vec" || last.ident == "Option")
+                            && args.args.len() == 1 =>
                     {
                         matches!(&args.args[0], syn::GenericArgument::Type(t) if supported_value_type(t))
                     }
@@ -171,13 +172,15 @@ pub(super) const READ_ONLY_MACROS: &[&str] = &[
     "panic",
 ];
 
-/// Methods of arrays, slices and `Vec`s whose result carries no derivative.
-pub(super) const CONTAINER_INACTIVE: &[&str] = &["len", "is_empty"];
+/// Methods of arrays, slices, `Vec`s and `Option`s whose result carries no derivative.
+pub(super) const CONTAINER_INACTIVE: &[&str] = &["len", "is_empty", "is_some", "is_none"];
 
 /// Methods known not to change their receiver, besides the float primitives.
 const READ_ONLY_METHODS: &[&str] = &[
     "len",
     "is_empty",
+    "is_some",
+    "is_none",
     "clone",
     "pow",
     "abs_diff",

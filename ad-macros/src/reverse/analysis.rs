@@ -15,7 +15,11 @@ impl Reverse<'_> {
                         self.var_contributed.insert(var.0);
                     }
                 }
-                Inst::Neg { out, a } | Inst::Field { out, a, .. } | Inst::Cast { out, a, .. } => {
+                Inst::Neg { out, a }
+                | Inst::Field { out, a, .. }
+                | Inst::Cast { out, a, .. }
+                | Inst::Wrap { out, a }
+                | Inst::Payload { out, a, .. } => {
                     if self.has(*out) {
                         self.contribute(*a);
                     }
@@ -148,7 +152,10 @@ impl Reverse<'_> {
                         self.var_contributed.insert(var.0);
                     }
                 }
-                Inst::Neg { out, a } | Inst::Field { out, a, .. } => {
+                Inst::Neg { out, a }
+                | Inst::Field { out, a, .. }
+                | Inst::Wrap { out, a }
+                | Inst::Payload { out, a, .. } => {
                     if self.active(*out) {
                         self.contribute(*a);
                         if matches!(inst, Inst::Field { .. }) {

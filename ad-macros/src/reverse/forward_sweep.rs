@@ -123,7 +123,7 @@ impl<'a> Reverse<'a> {
         let tape = hyg("__tape");
         match inst {
             Inst::Const { out, tokens } => {
-                if crate::forward::is_untyped_number(tokens) {
+                if crate::forward::binds_once(tokens) {
                     Self::def(*out, tokens.clone())
                 } else {
                     al.0.insert(out.0, tokens.clone());
@@ -141,6 +141,19 @@ impl<'a> Reverse<'a> {
                     al.0.insert(out.0, quote!(#ident));
                     check
                 }
+            }
+            Inst::Wrap { out, a } => {
+                let pa = self.p(*a, al);
+                Self::def(*out, quote!(::core::option::Option::Some(#pa)))
+            }
+            Inst::Payload { out, a, unwrap } => {
+                let pa = self.p(*a, al);
+                let krate = self.krate;
+                let primal = match unwrap {
+                    Some(call) => quote!(#pa #call),
+                    None => quote!(#krate::__private::payload(#pa)),
+                };
+                Self::def(*out, primal)
             }
             Inst::Neg { out, a } => {
                 let pa = self.p(*a, al);

@@ -231,6 +231,16 @@ impl<'a> Reverse<'a> {
                 };
                 self.with_adjoint(*out, quote!(#krate::__private::acc_total(&mut #b, &#g);))
             }
+            Inst::Wrap { out, a } => {
+                let gi = hyg("__gi");
+                let add = self.acc(*a, quote!(#gi));
+                self.with_adjoint_linear(
+                    *out,
+                    quote!(if let ::core::option::Option::Some(#gi) = #g { #add }),
+                )
+            }
+            Inst::Payload { out, a, .. } => self
+                .with_adjoint_linear(*out, self.acc(*a, quote!(::core::option::Option::Some(#g)))),
             Inst::Neg { out, a } => {
                 self.with_adjoint_linear(*out, self.acc(*a, quote!(::core::ops::Neg::neg(#g))))
             }

@@ -111,6 +111,7 @@ macro_rules! optional_adjoint {
 optional_adjoint!(
     [T; N] => [T: crate::Accumulate, const N: usize],
     Vec<T> => [T: crate::Accumulate],
+    Option<T> => [T: crate::Accumulate],
     (A,) => [A: crate::Accumulate],
     (A, B) => [A: crate::Accumulate, B: crate::Accumulate],
     (A, B, C) => [A: crate::Accumulate, B: crate::Accumulate, C: crate::Accumulate],
@@ -174,4 +175,15 @@ pub fn type_of<T>(_: &T) -> Ty<T> {
 #[inline(always)]
 pub fn typed_as<T>(_like: T, value: T) -> T {
     value
+}
+
+/// The value inside a `Some` that a pattern `Some(..)` matched, and its tangent: generated code
+/// reads it only where the pattern matched, and a tangent has its value's variant.
+#[inline(always)]
+#[track_caller]
+pub fn payload<T>(value: Option<T>) -> T {
+    match value {
+        Some(v) => v,
+        None => unreachable!("a `Some` matched by its pattern"),
+    }
 }
