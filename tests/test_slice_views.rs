@@ -127,6 +127,91 @@ macro_rules! check {
     }};
 }
 
+/// `windows`, `chunks` and `chunks_exact` of views: of rows of a parameter, of a view of a view,
+/// of a local `Vec` and of a mutable view, in `for` loops and in a chain; each reads the part
+/// of the variable the view stands for (the last chunk cut at the view's end, not the
+/// variable's). `iter_mut` of a mutable view writes that part.
+#[differentiable]
+fn windowed(m: &[f64], x: &[f64]) -> f64 {
+    let n = 5;
+    let mut s = 0.0;
+    let mut h = vec![0.0; m.len()];
+    for i in 0..m.len() / n {
+        let row = &m[i * n..(i + 1) * n];
+        for w in row.windows(2) {
+            s += (w[1] - w[0]) * w[0] * x[i % x.len()];
+        }
+        for c in row.chunks(2) {
+            s += c[0] * c[c.len() - 1];
+        }
+        for c in row.chunks_exact(2) {
+            s += c[1].sin();
+        }
+        s += row.windows(3).map(|w| w[0] * w[2]).sum::<f64>();
+        let tail = &row[1..];
+        for w in tail.windows(2) {
+            s += w[0] * w[1] * 0.5;
+        }
+        let out = &mut h[i * n..(i + 1) * n];
+        for (j, v) in out.iter_mut().enumerate() {
+            *v = row[j] * x[j % x.len()];
+        }
+        for v in out.iter_mut().rev().skip(1) {
+            *v *= 1.5;
+        }
+        for c in out.chunks(3) {
+            s += c[c.len() - 1] * c[0];
+        }
+    }
+    let part = &h[2..9];
+    for c in part.chunks(3) {
+        s += c.iter().sum::<f64>() * c[0];
+    }
+    s
+}
+
+fn windowed_d(m: &[D], x: &[D]) -> D {
+    let n = 5;
+    let mut s = D::from_re(0.0);
+    let mut h = vec![D::from_re(0.0); m.len()];
+    for i in 0..m.len() / n {
+        let row = &m[i * n..(i + 1) * n];
+        for w in row.windows(2) {
+            s += (w[1] - w[0]) * w[0] * x[i % x.len()];
+        }
+        for c in row.chunks(2) {
+            s += c[0] * c[c.len() - 1];
+        }
+        for c in row.chunks_exact(2) {
+            s += c[1].sin();
+        }
+        s += row.windows(3).map(|w| w[0] * w[2]).sum::<D>();
+        for w in row[1..].windows(2) {
+            s += w[0] * w[1] * 0.5;
+        }
+        for j in 0..n {
+            h[i * n + j] = row[j] * x[j % x.len()];
+        }
+        for j in 0..n - 1 {
+            h[i * n + j] *= 1.5;
+        }
+        for c in h[i * n..(i + 1) * n].chunks(3) {
+            s += c[c.len() - 1] * c[0];
+        }
+    }
+    for c in h[2..9].chunks(3) {
+        s += c.iter().copied().sum::<D>() * c[0];
+    }
+    s
+}
+
+#[test]
+fn windows_and_chunks_of_views() {
+    let x = [0.4, -0.9, 0.3];
+    let m: Vec<f64> = (0..15).map(|i| ((i * 7) % 11) as f64 * 0.3 - 1.0).collect();
+    check!(windowed, windowed_d, &m, &x);
+}
+
 #[test]
 fn rows_of_a_matrix_bound_as_views() {
     let x = [0.4, -0.9, 0.3];

@@ -313,8 +313,8 @@ impl Lower {
             (Source::ElemsMut(var, ident), _) => {
                 self.bind_place(pat, *var, ident, None, index, out)
             }
-            (Source::Views(var, ident, kind, k, reads), _) => {
-                let view = (*kind, k.clone(), reads.clone());
+            (Source::Views(var, ident, kind, k, reads, within), _) => {
+                let view = (*kind, k.clone(), reads.clone(), within.as_ref());
                 self.bind_place(pat, *var, ident, Some(view), index, out)
             }
             (Source::Elems(var, ident), _) => {

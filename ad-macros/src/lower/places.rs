@@ -6,7 +6,7 @@
 //! Any other use of such an element is a compile error at the use: it would need a reference,
 //! which the derivative does not have.
 
-use super::sources::ViewKind;
+use super::sources::{ViewKind, Within};
 use super::*;
 
 /// An element name and the place it stands for.
@@ -36,7 +36,7 @@ impl Lower {
         pat: &Pat,
         var: Var,
         array: &Ident,
-        view: Option<(ViewKind, TokenStream, Vec<Var>)>,
+        view: Option<(ViewKind, TokenStream, Vec<Var>, Option<&Within>)>,
         index: (Var, &Ident),
         out: &mut Vec<Inst>,
     ) {
@@ -59,7 +59,7 @@ impl Lower {
         };
         let kind = match view {
             None => PlaceKind::Elem(index.1.clone()),
-            Some((kind, k, reads)) => {
+            Some((kind, k, reads, within)) => {
                 let i = self.value(Span::call_site());
                 out.push(Inst::Read {
                     out: i,
@@ -77,21 +77,36 @@ impl Lower {
                         "give the length as an integer",
                     )),
                 });
-                // Windows start at each index, chunks at each multiple of their length.
-                let start = match kind {
+                // Windows start at each index, chunks at each multiple of their length; of a
+                // view, from the view's start on.
+                let mut start = match kind {
                     ViewKind::Windows => i,
                     _ => self.index_arith(crate::ir::Arith::Mul, i, count, out),
                 };
+                if let Some(w) = within {
+                    let first = self.value(Span::call_site());
+                    out.push(Inst::Read {
+                        out: first,
+                        var: w.start.0,
+                        ident: w.start.1.clone(),
+                    });
+                    start = self.index_arith(crate::ir::Arith::Add, first, start, out);
+                }
                 let (start_var, start) = self.hidden_index(start, out);
                 // The length: `k`, but what is left for the last of `chunks`.
-                let len_tokens = match kind {
-                    ViewKind::Chunks => {
+                let mut len_reads = reads;
+                len_reads.extend([var, start_var]);
+                let len_tokens = match (kind, within) {
+                    (ViewKind::Chunks, None) => {
                         quote!(::core::cmp::min(#k, #array.len() - #start))
+                    }
+                    (ViewKind::Chunks, Some(w)) => {
+                        let (end_var, end) = &w.end;
+                        len_reads.push(*end_var);
+                        quote!(::core::cmp::min(#k, #end - #start))
                     }
                     _ => k,
                 };
-                let mut len_reads = reads;
-                len_reads.extend([var, start_var]);
                 let len_value = self.value(Span::call_site());
                 out.push(Inst::Opaque {
                     out: len_value,

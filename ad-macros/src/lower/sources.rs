@@ -84,17 +84,44 @@ impl Lower {
                             left.and_then(|l| right.map(|r| Source::Zip(Box::new(l), Box::new(r)))),
                         )
                     }
-                    ("iter_mut" | "windows" | "chunks" | "chunks_exact", _)
+                    ("windows" | "chunks" | "chunks_exact", 1)
                         if self
                             .local_var(&m.receiver)
                             .is_some_and(|(var, _)| self.view_of(var).is_some()) =>
                     {
-                        Some(Err(err(
-                            &m.method,
-                            format!(
-                                "#[differentiable] does not support `.{name}(..)` on a slice bound by `let`; call it on the variable the slice is part of, or index the slice in a loop"
-                            ),
+                        // Of a view: the windows or chunks of the part of the variable it views.
+                        let (var, _) = self.local_var(&m.receiver)?;
+                        let view = self.view_of(var)?;
+                        let k = m.args[0].to_token_stream();
+                        let reads = self.reads_of(&k);
+                        Some(Ok(Source::Views(
+                            view.base,
+                            view.base_ident.clone(),
+                            ViewKind::of(&name),
+                            quote!((#k)),
+                            reads,
+                            Some(Within {
+                                start: view.start.clone(),
+                                end: view.end.clone(),
+                            }),
                         )))
+                    }
+                    ("iter_mut", 0)
+                        if self
+                            .local_var(&m.receiver)
+                            .is_some_and(|(var, _)| self.view_of(var).is_some()) =>
+                    {
+                        let (var, ident) = self.local_var(&m.receiver)?;
+                        let view = self.view_of(var)?;
+                        if !view.mutable {
+                            return Some(Err(err(
+                                &m.method,
+                                format!(
+                                    "#[differentiable] cannot write through `{ident}`, a slice bound with `&`: bind it with `&mut` (`let {ident} = &mut ..;`)"
+                                ),
+                            )));
+                        }
+                        Some(Ok(self.view_places(&view)))
                     }
                     ("iter_mut", 0) => {
                         let (var, ident) = self.local_var(&m.receiver)?;
@@ -102,14 +129,16 @@ impl Lower {
                     }
                     ("windows" | "chunks" | "chunks_exact", 1) => {
                         let (var, ident) = self.local_var(&m.receiver)?;
-                        let kind = match name.as_str() {
-                            "windows" => ViewKind::Windows,
-                            "chunks" => ViewKind::Chunks,
-                            _ => ViewKind::ChunksExact,
-                        };
                         let k = m.args[0].to_token_stream();
                         let reads = self.reads_of(&k);
-                        Some(Ok(Source::Views(var, ident, kind, quote!((#k)), reads)))
+                        Some(Ok(Source::Views(
+                            var,
+                            ident,
+                            ViewKind::of(&name),
+                            quote!((#k)),
+                            reads,
+                            None,
+                        )))
                     }
                     _ => {
                         // An adapter over elements: `a.iter().map(..)`, `.rev()`, `.skip(..)`.
@@ -166,9 +195,15 @@ impl Lower {
             Source::Elems(_, ident) | Source::ElemsMut(_, ident) => quote!(#ident.len()),
             // As many as the slice's own iterator yields (`k = 0` panics there, as it does
             // in the function).
-            Source::Views(_, ident, kind, k, _) => {
+            Source::Views(_, ident, kind, k, _, within) => {
                 let method = kind.method();
-                quote!(::core::iter::ExactSizeIterator::len(&#ident.#method(#k)))
+                match within {
+                    None => quote!(::core::iter::ExactSizeIterator::len(&#ident.#method(#k))),
+                    Some(w) => {
+                        let (s, e) = (&w.start.1, &w.end.1);
+                        quote!(::core::iter::ExactSizeIterator::len(&#ident[#s..#e].#method(#k)))
+                    }
+                }
             }
             Source::Enumerate(inner) => Self::source_len(inner),
             Source::Zip(a, b) => {
@@ -214,9 +249,12 @@ impl Lower {
     pub(super) fn source_vars(src: &Source, vars: &mut Vec<Var>) {
         match src {
             Source::Elems(var, _) | Source::ElemsMut(var, _) => vars.push(*var),
-            Source::Views(var, _, _, _, reads) => {
+            Source::Views(var, _, _, _, reads, within) => {
                 vars.push(*var);
                 vars.extend(reads);
+                if let Some(w) = within {
+                    vars.extend([w.start.0, w.end.0]);
+                }
             }
             Source::Enumerate(inner) => Self::source_vars(inner, vars),
             Source::Zip(a, b) => {
@@ -251,8 +289,15 @@ pub(super) enum Source {
     /// `.iter_mut()` of a variable: the loop writes its elements through `*v`.
     ElemsMut(Var, Ident),
     /// `.windows(k)`, `.chunks(k)` or `.chunks_exact(k)` of a variable: `k` as written, and the
-    /// variables it reads.
-    Views(Var, Ident, ViewKind, TokenStream, Vec<Var>),
+    /// variables it reads; of the part of it that a view stands for, if `Within`.
+    Views(Var, Ident, ViewKind, TokenStream, Vec<Var>, Option<Within>),
+}
+
+/// The part `start..end` of a variable that a view (`let row = &m[a..b];`) stands for: the
+/// hidden variables that hold its bounds.
+pub(super) struct Within {
+    pub(super) start: (Var, Ident),
+    pub(super) end: (Var, Ident),
 }
 
 /// The slices of a variable that a loop over views yields.
@@ -267,6 +312,15 @@ pub(super) enum ViewKind {
 }
 
 impl ViewKind {
+    /// Of the method's name, `windows`, `chunks` or `chunks_exact`.
+    fn of(name: &str) -> ViewKind {
+        match name {
+            "windows" => ViewKind::Windows,
+            "chunks" => ViewKind::Chunks,
+            _ => ViewKind::ChunksExact,
+        }
+    }
+
     pub(super) fn method(self) -> Ident {
         let name = match self {
             ViewKind::Windows => "windows",

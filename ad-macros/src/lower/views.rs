@@ -361,11 +361,24 @@ impl Lower {
 
     /// The elements of a view, as a loop's source: `base[start..end]`.
     pub(super) fn view_elements(&mut self, view: &View) -> super::sources::Source {
-        let (base, ident) = (view.base, view.base_ident.clone());
+        let elems = super::sources::Source::Elems(view.base, view.base_ident.clone());
+        Self::within_view(view, elems)
+    }
+
+    /// The places of a view's elements, `row.iter_mut()` of a view bound with `&mut`: those
+    /// of `base[start..end]`.
+    pub(super) fn view_places(&mut self, view: &View) -> super::sources::Source {
+        let places = super::sources::Source::ElemsMut(view.base, view.base_ident.clone());
+        Self::within_view(view, places)
+    }
+
+    /// `all`, the elements of the viewed variable, cut to the view: `start` skipped, `end -
+    /// start` taken.
+    fn within_view(view: &View, all: super::sources::Source) -> super::sources::Source {
         let (s, e) = (&view.start.1, &view.end.1);
         super::sources::Source::Take(
             Box::new(super::sources::Source::Skip(
-                Box::new(super::sources::Source::Elems(base, ident)),
+                Box::new(all),
                 quote!((#s)),
                 vec![view.start.0],
             )),
