@@ -495,6 +495,13 @@ pub enum ArrInit {
     List(Vec<FE>),
 }
 
+/// What the `Some` of a [`Stmt::LetOpt`] holds.
+#[derive(Clone, Debug)]
+pub enum OptInit {
+    Index(IE),
+    Float(FE),
+}
+
 #[derive(Clone, Debug)]
 pub enum Stmt {
     /// `let [mut] name[: f64] = e;`
@@ -620,8 +627,9 @@ pub enum Stmt {
         lo: IE,
         hi: IE,
     },
-    /// `let name: Option<usize> = if cond { Some(ie) } else { None };`
-    LetOpt(String, Cond, IE),
+    /// `let name: Option<usize> = if cond { Some(ie) } else { None };`, or of a float
+    /// (`Option<f64>`, which carries the derivative of `Some`'s value).
+    LetOpt(String, Cond, OptInit),
     /// `if let Some(var) = opt { then } else { els }`.
     IfLet {
         opt: String,

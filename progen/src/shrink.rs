@@ -715,9 +715,12 @@ fn visit_func_fes(f: &mut Func, visit: &mut dyn FnMut(&mut FE)) {
                     ie_fes(lo, &mut |e| deep(e, visit));
                     ie_fes(hi, &mut |e| deep(e, visit));
                 }
-                Stmt::LetOpt(_, c, i) => {
+                Stmt::LetOpt(_, c, init) => {
                     cond_fes(c, &mut |e| deep(e, visit));
-                    ie_fes(i, &mut |e| deep(e, visit));
+                    match init {
+                        OptInit::Index(i) => ie_fes(i, &mut |e| deep(e, visit)),
+                        OptInit::Float(e) => deep(e, visit),
+                    }
                 }
                 Stmt::IfLet { then, els, .. } => {
                     stmts(then, visit);

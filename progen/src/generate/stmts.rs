@@ -477,16 +477,46 @@ impl Gen<'_> {
         });
     }
 
-    /// An `Option<usize>` bound by `let`, then taken apart by `if let Some(k) = o { .. }` or
-    /// by `let Some(k) = o else { leave };`.
+    /// An `Option<usize>` or an `Option` of a float (whose `Some` carries a derivative) bound
+    /// by `let`, then taken apart by `if let Some(k) = o { .. }` or by `let Some(k) = o else
+    /// { leave };`.
     pub(super) fn if_let(&mut self, out: &mut Vec<Stmt>) {
         let opt = self.fresh("o");
         let c = self.cond(1);
-        let hi = self.rng.range(1, 4);
-        let ie = self.index(hi + 1);
-        let (lo, hi) = irange(&ie, self);
-        out.push(Stmt::LetOpt(opt.clone(), c, ie));
-        let var = self.fresh("k");
+        let float = self.rng.chance(0.5);
+        let mut range = (0, 0);
+        let mut cap = 0.0;
+        let init = if float {
+            let (e, b) = self.fe_capped(2, BASE_CAP);
+            cap = b;
+            OptInit::Float(e)
+        } else {
+            let hi = self.rng.range(1, 4);
+            let ie = self.index(hi + 1);
+            range = irange(&ie, self);
+            OptInit::Index(ie)
+        };
+        out.push(Stmt::LetOpt(opt.clone(), c, init));
+        let var = self.fresh(if float { "s" } else { "k" });
+        // The name `Some` binds: a float with the bound of the value, or an index.
+        let bind = |g: &mut Self, var: &String| {
+            if float {
+                g.floats.push(FVar {
+                    name: var.clone(),
+                    read: FE::Var(var.clone()),
+                    cap,
+                    base: cap,
+                    spent: 0.0,
+                    mutable: false,
+                });
+            } else {
+                g.ints.push(IVar {
+                    name: var.clone(),
+                    lo: range.0,
+                    hi: range.1,
+                });
+            }
+        };
         let inner = self.loops.last().cloned();
         // `let .. else` must leave: by a `return` (of a value, a pair, or none), or a
         // `break`/`continue` of the loop around.
@@ -511,17 +541,31 @@ impl Gen<'_> {
                 var: var.clone(),
                 els: Box::new(els),
             });
-            self.ints.push(IVar { name: var, lo, hi });
+            bind(self, &var);
             return;
         }
-        self.ints.push(IVar {
-            name: var.clone(),
-            lo,
-            hi,
-        });
+        bind(self, &var);
         let n = self.rng.range(1, 2);
-        let then = self.nested(n);
-        self.ints.pop();
+        let mut then = self.nested(n);
+        // A float bound from `Some` is read at once, most of the time: into a mutable float.
+        if float
+            && self.rng.chance(0.7)
+            && let Some(name) = self.pick_mutable()
+        {
+            let base = self
+                .floats
+                .iter()
+                .rev()
+                .find(|v| v.name == name)
+                .map_or(1.0, |v| v.base);
+            let (e, _) = self.squash(FE::Var(var.clone()), cap, base);
+            then.insert(0, Stmt::Assign(name, AssignOp::Set, e));
+        }
+        if float {
+            self.floats.pop();
+        } else {
+            self.ints.pop();
+        }
         let els = if self.rng.chance(0.5) {
             self.nested(1)
         } else {

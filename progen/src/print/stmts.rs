@@ -332,10 +332,14 @@ impl Printer<'_> {
                 let (lo, hi) = (self.ie(lo), self.ie(hi));
                 self.line(&format!("let {name} = &{arr}[{lo}..{hi}];"));
             }
-            Stmt::LetOpt(name, c, i) => {
-                let (c, i) = (self.cond(c), self.ie(i));
+            Stmt::LetOpt(name, c, init) => {
+                let c = self.cond(c);
+                let (t, v) = match init {
+                    OptInit::Index(i) => ("usize".to_string(), self.ie(i)),
+                    OptInit::Float(e) => (ft.to_string(), self.fe(e)),
+                };
                 self.line(&format!(
-                    "let {name}: Option<usize> = if {c} {{ Some({i}) }} else {{ None }};"
+                    "let {name}: Option<{t}> = if {c} {{ Some({v}) }} else {{ None }};"
                 ));
             }
             Stmt::IfLet {
