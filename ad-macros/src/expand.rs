@@ -227,7 +227,7 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
     } else {
         quote!(::core::concat!(::core::module_path!(), "::", #name_str))
     };
-    let entry = |load: &TokenStream, mode: &str, callees: &[TokenStream]| {
+    let entry = |load: &TokenStream, mode: &str, callees: &TokenStream| {
         let mode = Ident::new(mode, Span::call_site());
         quote! {
             #krate::__private::RuleEntry {
@@ -236,26 +236,30 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
                 origin: #krate::__private::Origin::Generated,
                 rule_name: #rule_name,
                 location: #here,
-                callees: &[#(#callees),*],
+                callees: #callees,
             }
         }
     };
+    // The list made above, once for both modes: each callee's loader is type-checked and
+    // evaluated once.
+    let shared = Ident::new("__AD_CALLEES", Span::mixed_site());
+    let shared_list = (!callees.is_empty())
+        .then(|| quote!(const #shared: &[#krate::__private::Callee] = &[#(#callees),*];));
     let entries: Vec<TokenStream> = instantiations
         .iter()
         .zip(&callee_loads)
         .flat_map(|(loads, callee_loads)| {
             // A generic function's callees at this instantiation, else the list made above.
-            let listed: Vec<TokenStream> = if generic_sites.is_empty() {
-                callees.clone()
+            let listed = if !generic_sites.is_empty() {
+                let listed = generic_sites.iter().zip(callee_loads).map(|(site, load)| {
+                    let location = location(krate, site.span);
+                    quote!(#krate::__private::Callee { load: #load, location: #location })
+                });
+                quote!(&[#(#listed),*])
+            } else if callees.is_empty() {
+                quote!(&[])
             } else {
-                generic_sites
-                    .iter()
-                    .zip(callee_loads)
-                    .map(|(site, load)| {
-                        let location = location(krate, site.span);
-                        quote!(#krate::__private::Callee { load: #load, location: #location })
-                    })
-                    .collect()
+                quote!(#shared)
             };
             [
                 entry(&loads[0], "Reverse", &listed),
@@ -332,6 +336,7 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
             #jvp
             #vjp
             #loader_items
+            #shared_list
 
             // Both rules in one registration: one static per function.
             #krate::__private::register_rule!(#(#entries),*);
