@@ -8,74 +8,14 @@ use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::Ident;
 
-/// The names of the items that fit a call's arguments to its callee (see [`fit_items`]).
-fn fit_names() -> (Ident, Ident, Ident) {
-    (
-        Ident::new("__AdFit", Span::mixed_site()),
-        Ident::new("__AdFitExact", Span::mixed_site()),
-        Ident::new("__AdFitOther", Span::mixed_site()),
-    )
-}
-
-/// The items behind [`call_site`]'s fitting, emitted once beside the derivatives of a function
-/// that calls others.
-///
-/// A call whose arguments do not fit the callee (a wrong count, a wrong type) is an error in the
-/// user's own function, where rustc reports it. The generated call must not report it again, so
-/// its arguments go through `__AdFit<F, A>`, where `F` is the callee and `A` the tuple of the
-/// arguments as written. When `F` is a function of the arguments `A`, method resolution finds the
-/// exact `fit`, the identity, and `A` is tied to the callee's parameters (an unsuffixed literal
-/// argument gets the parameter's type). Otherwise it falls back, by autoref, to a `fit` that
-/// gives the value whatever type the call needs: that type-checks without a word and never runs,
-/// since the user's function, and with it the crate, does not compile.
+/// What brings the fitting of a call's arguments to its callee into scope
+/// (`ad_runtime::__private::Fit`), emitted once beside the derivatives of a function that
+/// calls others: a call with arguments that do not fit its callee is reported once, on the
+/// user's own call, and not again on the generated one.
 pub fn fit_items(krate: &TokenStream) -> TokenStream {
-    let (fit, exact, other) = fit_names();
     quote! {
-        struct #fit<F, A>(::core::marker::PhantomData<fn() -> (F, A)>);
-
-        impl<F, A> #fit<F, A> {
-            #[inline]
-            fn of(_: &F, _: &A) -> Self {
-                #fit(::core::marker::PhantomData)
-            }
-        }
-
-        trait #exact<A> {
-            fn fit<P>(&self, value: P) -> P;
-            fn fit_tangents<P>(&self, value: P) -> P;
-        }
-
-        impl<F: #krate::__private::Function<A>, A> #exact<A> for #fit<F, A> {
-            #[inline]
-            fn fit<P>(&self, value: P) -> P {
-                value
-            }
-
-            #[inline]
-            fn fit_tangents<P>(&self, value: P) -> P {
-                value
-            }
-        }
-
-        trait #other<A> {
-            fn fit<P, B>(&self, value: P) -> B;
-            fn fit_tangents<P>(&self, value: P) -> <A as #krate::__private::Differentiable>::Tangent
-            where
-                A: #krate::__private::Differentiable;
-        }
-
-        impl<F, A> #other<A> for &#fit<F, A> {
-            fn fit<P, B>(&self, _: P) -> B {
-                ::core::unreachable!("ad: the arguments of a call do not fit the function it calls, which rustc reports on the call")
-            }
-
-            fn fit_tangents<P>(&self, _: P) -> <A as #krate::__private::Differentiable>::Tangent
-            where
-                A: #krate::__private::Differentiable,
-            {
-                ::core::unreachable!("ad: the arguments of a call do not fit the function it calls, which rustc reports on the call")
-            }
-        }
+        #[allow(unused_imports)]
+        use #krate::__private::{FitExact as _, FitOther as _};
     }
 }
 
@@ -130,12 +70,11 @@ pub fn call_site(
             t
         })
         .collect();
-    let (fit, _, _) = fit_names();
     let arguments = Ident::new("__ad_args", Span::mixed_site());
     let tangents = Ident::new("__ad_tangents", Span::mixed_site());
     let fitting = Ident::new("__ad_fit", Span::mixed_site());
     let function = quote_spanned!(span=> #krate_here::__private::Function::#method_ident);
-    let fitter = quote_spanned!(span=> let #fitting = #fit::of(&#callee, &#arguments););
+    let fitter = quote_spanned!(span=> let #fitting = #krate_here::__private::Fit::of(&#callee, &#arguments););
     let fitted = |value: TokenStream| quote_spanned!(span=> (&#fitting).fit(#value));
     let static_site = match site {
         Some(_) => TokenStream::new(),

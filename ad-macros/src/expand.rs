@@ -202,7 +202,10 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
         // On the function's name: a signature `ad` cannot differentiate is reported there.
         let parts_fn = Ident::new(parts_fn, name.span());
         let krate_at_name = respan(krate, name.span());
-        let parts = quote_spanned!(name.span()=> #krate_at_name::__private::Function::#parts_fn(&#name #turbofish, #name #turbofish as usize));
+        // The arity named, so that rustc picks the one impl of `Function` that can fit
+        // without trying those of every other arity.
+        let holes = func.sig.inputs.iter().map(|_| quote!(_));
+        let parts = quote_spanned!(name.span()=> #krate_at_name::__private::Function::<(#(#holes,)*)>::#parts_fn(&#name #turbofish, #name #turbofish as usize));
         quote! {
             {
                 #[allow(unused_assignments)]

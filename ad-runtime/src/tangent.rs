@@ -18,6 +18,11 @@ use core::ops::{Add, Mul, Neg, Sub};
 /// assert_eq!((2.0_f64, 7_i32).zero_tangent(), (0.0, ad::NoTangent));
 /// # let _ = t;
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a type `ad` can differentiate",
+    label = "not a float, an integer or a `bool`, nor a tuple, array, `Vec` or `Option` of these",
+    note = "`ad` differentiates floats (`f64`, `f32`); integers, `bool` and `char` pass without a derivative; tuples, arrays, `Vec`s and `Option`s of these carry their elements' derivatives"
+)]
 pub trait Differentiable {
     /// The type of a tangent (a directional derivative) of a value of this type; in reverse mode
     /// the type of an adjoint too.

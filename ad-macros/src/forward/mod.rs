@@ -40,6 +40,8 @@ pub struct Forward<'a> {
     pub callees: Vec<CalleeSite>,
     /// The types of values the macro can tell, for the callee list.
     types: Types,
+    /// Whether the function calls others, so that `types` is needed.
+    calls: bool,
     /// Slice parameters passed on whole to calls.
     slices: std::collections::HashMap<u32, (Var, bool)>,
     /// The literals, by value, for calls written again as the user wrote them.
@@ -60,6 +62,11 @@ impl<'a> Forward<'a> {
             caller: quote!(::core::concat!(::core::module_path!(), "::", #name)),
             callees: Vec::new(),
             types: Types::default(),
+            calls: func
+                .body
+                .all_insts()
+                .iter()
+                .any(|inst| matches!(inst, Inst::Call { .. })),
             slices: crate::lower::slice_reads(func),
             literals: crate::lower::literals(func),
         }
@@ -258,7 +265,9 @@ impl<'a> Forward<'a> {
     }
 
     fn inst(&mut self, inst: &Inst, al: &mut Aliases) -> TokenStream {
-        self.types.inst(self.func, inst);
+        if self.calls {
+            self.types.inst(self.func, inst);
+        }
         let krate = self.krate.clone();
         match inst {
             Inst::Const { out, tokens } => {
@@ -272,7 +281,9 @@ impl<'a> Forward<'a> {
             }
             Inst::Opaque { out, tokens, .. } => self.def(*out, tokens.clone(), None),
             Inst::Read { out, var, ident } => {
-                self.types.read(self.func, *out, *var);
+                if self.calls {
+                    self.types.read(self.func, *out, *var);
+                }
                 let x = ident.clone();
                 let dx = Self::tangent_of(ident);
                 if self.func.values[out.0 as usize].needs_copy {

@@ -7,6 +7,7 @@
 mod adjoints;
 mod bindings;
 mod callees;
+mod fit;
 mod lend;
 mod loops;
 mod seq;
@@ -14,6 +15,7 @@ mod seq;
 pub use adjoints::*;
 pub use bindings::*;
 pub use callees::*;
+pub use fit::*;
 pub use lend::*;
 pub use loops::*;
 pub use seq::*;
