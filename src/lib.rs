@@ -58,10 +58,34 @@ pub use ad_macros::differentiable;
 /// both locations, when the derivative is needed.
 pub use ad_macros::custom_rule;
 
+/// Makes a struct of your own a value with a derivative.
+///
+/// `#[derive(ad::Differentiable)]` gives the struct a tangent type: the struct itself when every
+/// field is built from floats (`f64`, `f32`, a type parameter, and arrays, `Vec`s, `Option`s and
+/// tuples of these), otherwise a companion struct `{Name}Tangent` with one field per field,
+/// each of that field's tangent type (`ad::NoTangent` for an integer, a `bool`, a field marked
+/// `#[ad(skip)]` or one of a type without a derivative). A gradient with respect to a struct
+/// is its tangent. An enum without data derives no derivative (configuration).
+///
+/// ```
+/// #[derive(Clone, Debug, PartialEq, ad::Differentiable)]
+/// struct Point { x: f64, y: f64 }
+///
+/// #[derive(Clone, Debug, PartialEq, ad::Differentiable)]
+/// struct Body { at: Point, mass: f64, id: usize }
+///
+/// use ad::Differentiable;
+/// let b = Body { at: Point { x: 1.0, y: 2.0 }, mass: 3.0, id: 7 };
+/// // `Point` is its own tangent; `Body` has `BodyTangent`, whose `id` has none.
+/// let t: BodyTangent = b.zero_tangent();
+/// assert_eq!(t, BodyTangent { at: Point { x: 0.0, y: 0.0 }, mass: 0.0, id: ad::NoTangent });
+/// ```
+pub use ad_macros::Differentiable;
+
 pub use ad_runtime::{
     Accumulate, Arg, ArrayRef, Const, ConstSlice, Differentiable, Dup, DupMut, Error,
     ForwardClosure, Function, Linear, Location, Mode, NoDerivative, NoTangent, Origin, Param, Real,
-    ReverseClosure, Seed, ShapeMismatch, Slice, SliceMut, Tan, grad, jvp, try_jvp,
+    ReverseClosure, Seed, ShapeMismatch, ShapelessZero, Slice, SliceMut, Tan, grad, jvp, try_jvp,
     try_value_and_grad, try_vjp, value_and_grad, vjp, vjp_into,
 };
 

@@ -131,6 +131,20 @@ fn block(func: &Func, b: &Block, act: &mut Activity, changed: &mut bool) {
                 let x = elems.iter().any(|a| act.value(*a));
                 set_value(act, *out, x, changed);
             }
+            Inst::SetField { out, a, value, .. } => {
+                let x = act.value(*a) || act.value(*value);
+                set_value(act, *out, x, changed);
+            }
+            Inst::Struct {
+                out, fields, rest, ..
+            } => {
+                let x = fields
+                    .iter()
+                    .map(|(_, v)| v)
+                    .chain(rest)
+                    .any(|a| act.value(*a));
+                set_value(act, *out, x, changed);
+            }
             Inst::Let { var, init } => {
                 if let Some(init) = init {
                     let x = act.value(*init);

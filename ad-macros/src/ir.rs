@@ -5,7 +5,7 @@
 //! a block's instruction list read backwards is the order a reverse sweep visits them in.
 
 use proc_macro2::{Span, TokenStream};
-use syn::{Ident, Index, Type};
+use syn::{Ident, Type};
 
 /// A temporary: the result of one instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -27,6 +27,46 @@ pub struct VarData {
 pub struct ValueData {
     /// A read of a variable that is assigned before the read is used: copy it into a temporary.
     pub needs_copy: bool,
+    /// The base of a struct's field read (`s` or `s.at` of `s.at.x`): a place, never copied
+    /// whole; where the read at the root of the chain needs a copy, the field read at its end
+    /// copies the field.
+    pub place: bool,
+    /// For a struct's field read, the read of the variable at the root of its chain.
+    pub root: Option<Value>,
+}
+
+impl ValueData {
+    pub fn new() -> Self {
+        ValueData {
+            needs_copy: false,
+            place: false,
+            root: None,
+        }
+    }
+}
+
+impl Default for ValueData {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Func {
+    /// Whether a named field read binds its value (its chain's root read needed a copy and
+    /// it is the end of the chain) rather than standing for the place.
+    pub fn field_copies(&self, v: Value) -> bool {
+        let data = &self.values[v.0 as usize];
+        !data.place
+            && data
+                .root
+                .is_some_and(|r| self.values[r.0 as usize].needs_copy)
+    }
+
+    /// Whether a read is the root of a field chain, which is never copied whole.
+    pub fn copies(&self, v: Value) -> bool {
+        let data = &self.values[v.0 as usize];
+        data.needs_copy && !data.place
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,6 +155,23 @@ pub enum Inst {
         ty: Type,
         via: Option<Conversion>,
     },
+    /// A struct literal `Path { x: a, y: b, ..rest }` of a type with
+    /// `#[derive(ad::Differentiable)]`: its tangent is the same fields of tangents (made from a
+    /// zero of the value, or from the tangent of `rest`).
+    Struct {
+        out: Value,
+        path: TokenStream,
+        fields: Vec<(syn::Member, Value)>,
+        rest: Option<Value>,
+    },
+    /// `a` with the field at `path` (`x`, `at.x`) replaced by `value`: `s.at.x = v;` is the
+    /// assignment of that to `s`. Its tangent is the same replacement in the tangent.
+    SetField {
+        out: Value,
+        a: Value,
+        path: Vec<syn::Member>,
+        value: Value,
+    },
     /// `Some(a)`: the `Option` carries `a`'s derivative.
     Wrap {
         out: Value,
@@ -131,13 +188,17 @@ pub enum Inst {
         out: Value,
         elems: Vec<Value>,
     },
-    /// A tuple's field `a.0`, or with `element` an array's element at a literal index `a[0]`
-    /// (from an array pattern, `let [x, y] = p;`).
+    /// A tuple's or a struct's field `a.0`, `a.x`, or with `element` an array's element at a
+    /// literal index `a[0]` (from an array pattern, `let [x, y] = p;`).
     Field {
         out: Value,
         a: Value,
-        index: Index,
+        index: syn::Member,
         element: bool,
+        /// The variable whose field this is, if `a` reads one: the reverse sweep keeps its type
+        /// (declared, or taken where the variable is bound), for which it needs no borrow of a
+        /// struct that may have been moved from since.
+        of: Option<Var>,
     },
     Let {
         var: Var,
@@ -419,6 +480,10 @@ impl Inst {
                 .chain(lent.iter().flat_map(|l| l.bounds()))
                 .collect(),
             Inst::Tuple { elems, .. } | Inst::Array { elems, .. } => elems.clone(),
+            Inst::SetField { a, value, .. } => vec![*a, *value],
+            Inst::Struct { fields, rest, .. } => {
+                fields.iter().map(|(_, v)| *v).chain(*rest).collect()
+            }
             Inst::Let { init: Some(v), .. }
             | Inst::Assign { value: v, .. }
             | Inst::Return { value: v } => {
@@ -510,12 +575,13 @@ pub struct Func {
 }
 
 /// How a [`Inst::Field`] reads its part: `.0` of a tuple, `[0]` of an array.
-pub fn field_access(index: &Index, element: bool) -> TokenStream {
-    if element {
-        let k = proc_macro2::Literal::usize_unsuffixed(index.index as usize);
-        quote::quote!([#k])
-    } else {
-        quote::quote!(.#index)
+pub fn field_access(member: &syn::Member, element: bool) -> TokenStream {
+    match member {
+        syn::Member::Unnamed(index) if element => {
+            let k = proc_macro2::Literal::usize_unsuffixed(index.index as usize);
+            quote::quote!([#k])
+        }
+        member => quote::quote!(.#member),
     }
 }
 

@@ -4,6 +4,7 @@
 mod activity;
 mod attr;
 mod call_site;
+mod derive;
 mod expand;
 mod forward;
 mod generics;
@@ -27,4 +28,12 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
 pub fn custom_rule(args: TokenStream, item: TokenStream) -> TokenStream {
     let original = proc_macro2::TokenStream::from(item.clone());
     expand::with_fallback(original, expand::custom_rule(args.into(), item.into())).into()
+}
+
+/// See `ad::Differentiable`.
+#[proc_macro_derive(Differentiable, attributes(ad))]
+pub fn derive_differentiable(input: TokenStream) -> TokenStream {
+    derive::differentiable(input.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }

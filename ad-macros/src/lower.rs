@@ -107,7 +107,7 @@ impl Lower {
     }
 
     fn value(&mut self, _span: Span) -> Value {
-        self.values.push(ValueData { needs_copy: false });
+        self.values.push(ValueData::new());
         Value(self.values.len() as u32 - 1)
     }
 
@@ -356,6 +356,48 @@ impl Lower {
         }
     }
 
+    /// A field of a local variable, also nested (`s.x`, `s.at.x`): the variable and the path.
+    fn field_place(&mut self, e: &Expr) -> Option<(Var, Ident, Vec<syn::Member>)> {
+        match e {
+            Expr::Field(f) => {
+                let (var, ident, mut path) = match self.local_var(&f.base) {
+                    Some((var, ident)) => (var, ident, Vec::new()),
+                    None => self.field_place(&f.base)?,
+                };
+                path.push(f.member.clone());
+                Some((var, ident, path))
+            }
+            Expr::Paren(p) => self.field_place(&p.expr),
+            _ => None,
+        }
+    }
+
+    /// `var.path = value;`: the variable assigned itself with the field replaced.
+    fn set_field(
+        &mut self,
+        var: Var,
+        ident: Ident,
+        path: Vec<syn::Member>,
+        value: Value,
+        span: Span,
+        out: &mut Vec<Inst>,
+    ) {
+        let whole = self.value(span);
+        out.push(Inst::Read {
+            out: whole,
+            var,
+            ident: ident.clone(),
+        });
+        let set = self.value(span);
+        out.push(Inst::SetField {
+            out: set,
+            a: whole,
+            path,
+            value,
+        });
+        self.assign(var, ident, set, out);
+    }
+
     fn stmt_expr(&mut self, e: &Expr, out: &mut Vec<Inst>) {
         match e {
             Expr::Assign(a) if matches!(&*a.left, Expr::Index(_)) => {
@@ -393,6 +435,18 @@ impl Lower {
                 self.index_assign(var, ident, index, result, b.span(), out);
             }
             Expr::Assign(a) if matches!(&*a.left, Expr::Tuple(_)) => self.tuple_assign(a, out),
+            Expr::Assign(a) if self.field_place(&a.left).is_some() => {
+                let (var, ident, path) = self.field_place(&a.left).expect("tested");
+                let value = self.expr(&a.right, out);
+                self.set_field(var, ident, path, value, a.span(), out);
+            }
+            Expr::Binary(b) if is_compound(&b.op) && self.field_place(&b.left).is_some() => {
+                let (var, ident, path) = self.field_place(&b.left).expect("tested");
+                let rhs = self.expr(&b.right, out);
+                let lhs = self.expr(&b.left, out);
+                let result = self.compound(b, lhs, rhs, out);
+                self.set_field(var, ident, path, result, b.span(), out);
+            }
             Expr::Assign(a) => {
                 let Some((var, ident)) = self.local_var(&a.left) else {
                     self.errors.push(err(&a.left, "#[differentiable] supports assignment to local variables only; bind the result with `let`"));

@@ -71,6 +71,11 @@ fn k_ident(var: Var) -> Ident {
     hyg(&format!("__k{}", var.0))
 }
 
+/// The type of a variable without a declared type, taken where it is bound (`Ty<T>`).
+fn ty_witness(var: Var) -> Ident {
+    hyg(&format!("__ty{}", var.0))
+}
+
 /// The adjoint buffer of a slice parameter.
 fn bar_ident(var: Var) -> Ident {
     hyg(&format!("__bar{}", var.0))
@@ -121,6 +126,9 @@ pub struct Reverse<'a> {
     depth: usize,
     /// Variables whose elements are read or written by index.
     indexed: HashSet<u32>,
+    /// Variables without a declared type whose struct fields are read: their type is taken where
+    /// they are bound, for the records of those reads.
+    typed_at_let: HashSet<u32>,
     /// Where the reverse sweep finds each operand of an arithmetic or method record: on the
     /// tape, or written again (a constant, a parameter the function never assigns), or nowhere
     /// (no adjoint needs it).
@@ -207,44 +215,64 @@ enum Src {
 impl<'a> Reverse<'a> {
     pub fn new(func: &'a Func, act: &'a Activity, krate: &'a TokenStream) -> Self {
         let name = func.name.unraw().to_string();
-        let mut r = Reverse {
-            func,
-            act,
-            krate,
-            caller: quote!(::core::concat!(::core::module_path!(), "::", #name)),
-            contributed: HashSet::new(),
-            var_contributed: HashSet::new(),
-            recorded: Vec::new(),
-            returns: HashMap::new(),
-            jumps: HashMap::new(),
-            in_exit_loop: Cell::new(0),
-            reserving: RefCell::new(None),
-            reserve_times: RefCell::new(None),
-            ifs: HashMap::new(),
-            loops: HashMap::new(),
-            in_loop: HashSet::new(),
-            depth: 0,
-            indexed: HashSet::new(),
-            layouts: HashMap::new(),
-            replayed: HashMap::new(),
-            slice_reads: crate::lower::slice_reads(func),
-            literals: crate::lower::literals(func),
-            call_args: HashMap::new(),
-            trips: HashMap::new(),
-            finite: HashMap::new(),
-            last_reads: HashMap::new(),
-            summed: HashMap::new(),
-            kept: HashMap::new(),
-            inplace: HashMap::new(),
-            inplace_skip: HashSet::new(),
-            carried: HashMap::new(),
-            carried_reads: HashMap::new(),
-            direct: HashMap::new(),
-            known: types::Known::new(func),
-            dense: HashSet::new(),
-            dense_made: HashMap::new(),
-            dense_len: HashMap::new(),
-        };
+        let mut r =
+            Reverse {
+                func,
+                act,
+                krate,
+                caller: quote!(::core::concat!(::core::module_path!(), "::", #name)),
+                contributed: HashSet::new(),
+                var_contributed: HashSet::new(),
+                recorded: Vec::new(),
+                returns: HashMap::new(),
+                jumps: HashMap::new(),
+                in_exit_loop: Cell::new(0),
+                reserving: RefCell::new(None),
+                reserve_times: RefCell::new(None),
+                ifs: HashMap::new(),
+                loops: HashMap::new(),
+                in_loop: HashSet::new(),
+                depth: 0,
+                indexed: HashSet::new(),
+                typed_at_let: func
+                    .body
+                    .all_insts()
+                    .iter()
+                    .filter_map(|inst| match inst {
+                        Inst::Field {
+                            index: syn::Member::Named(_),
+                            of: Some(v),
+                            ..
+                        } if func.vars[v.0 as usize].ty.is_none()
+                            && func.body.all_insts().iter().any(
+                                |i| matches!(i, Inst::Let { var, init: Some(_) } if var == v),
+                            ) =>
+                        {
+                            Some(v.0)
+                        }
+                        _ => None,
+                    })
+                    .collect(),
+                layouts: HashMap::new(),
+                replayed: HashMap::new(),
+                slice_reads: crate::lower::slice_reads(func),
+                literals: crate::lower::literals(func),
+                call_args: HashMap::new(),
+                trips: HashMap::new(),
+                finite: HashMap::new(),
+                last_reads: HashMap::new(),
+                summed: HashMap::new(),
+                kept: HashMap::new(),
+                inplace: HashMap::new(),
+                inplace_skip: HashSet::new(),
+                carried: HashMap::new(),
+                carried_reads: HashMap::new(),
+                direct: HashMap::new(),
+                known: types::Known::new(func),
+                dense: HashSet::new(),
+                dense_made: HashMap::new(),
+                dense_len: HashMap::new(),
+            };
         r.scan(&func.body);
         // Which adjoints receive something is a backward flow from the result and the returns:
         // an instruction adds to its operands' adjoints only if its own adjoint receives

@@ -21,7 +21,7 @@ pub use function::{
 pub use real::Real;
 pub use registry::{Location, Mode, Origin};
 pub use tangent::{
-    Accumulate, Differentiable, Linear, NoDerivative, NoTangent, Seed, ShapeMismatch,
+    Accumulate, Differentiable, Linear, NoDerivative, NoTangent, Seed, ShapeMismatch, ShapelessZero,
 };
 
 #[doc(hidden)]
@@ -52,7 +52,7 @@ pub mod __private {
     };
     pub use crate::private::*;
     pub use crate::tangent::{Differentiable, NoDerivative, NoTangent};
-    pub use crate::tape::{Tape, Tapeable};
+    pub use crate::tape::{Sink, Tape, Tapeable};
 }
 
 mod ops;

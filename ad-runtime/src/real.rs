@@ -34,6 +34,7 @@ pub trait Real:
     + Differentiable<Tangent = Self>
     + Accumulate
     + Linear
+    + crate::tangent::ShapelessZero
     + Seed
     + crate::ops::Scalar
     + crate::ops::CastTo<Self>

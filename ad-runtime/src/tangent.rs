@@ -21,12 +21,21 @@ use core::ops::{Add, Mul, Neg, Sub};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a type `ad` can differentiate",
     label = "not a float, an integer or a `bool`, nor a tuple, array, `Vec` or `Option` of these",
-    note = "`ad` differentiates floats (`f64`, `f32`); integers, `bool` and `char` pass without a derivative; tuples, arrays, `Vec`s and `Option`s of these carry their elements' derivatives"
+    note = "`ad` differentiates floats (`f64`, `f32`); integers, `bool` and `char` pass without a derivative; tuples, arrays, `Vec`s and `Option`s of these carry their elements' derivatives",
+    note = "a struct of your own carries derivatives with `#[derive(ad::Differentiable)]` (a field without one marked `#[ad(skip)]`)"
 )]
 pub trait Differentiable {
     /// The type of a tangent (a directional derivative) of a value of this type; in reverse mode
     /// the type of an adjoint too.
-    type Tangent: Clone + core::fmt::Debug + PartialEq + Send + Sync + Accumulate + Linear + 'static;
+    type Tangent: Clone
+        + core::fmt::Debug
+        + PartialEq
+        + Send
+        + Sync
+        + Accumulate
+        + Linear
+        + ShapelessZero
+        + 'static;
 
     /// The zero tangent at this value (for an array or a `Vec`, one zero per element).
     fn zero_tangent(&self) -> Self::Tangent;
@@ -608,4 +617,83 @@ impl<T: Linear> Linear for Option<T> {
             _ => 0.0,
         }
     }
+}
+
+/// The zero of a tangent type, made without a value: a `Vec`'s is empty, which [`Accumulate`]
+/// reads as zeros of any length. The reverse sweep starts the adjoint of a struct from it when
+/// it adds the adjoint of one field, without keeping the struct for its shape.
+///
+/// ```
+/// use ad::ShapelessZero;
+/// assert_eq!(<(f64, [f32; 2], Vec<f64>)>::shapeless_zero(), (0.0, [0.0, 0.0], vec![]));
+/// ```
+pub trait ShapelessZero {
+    /// The zero.
+    fn shapeless_zero() -> Self;
+}
+
+macro_rules! float_zero {
+    ($($t:ty)*) => {$(
+        impl ShapelessZero for $t {
+            #[inline(always)]
+            fn shapeless_zero() -> $t {
+                0.0
+            }
+        }
+    )*};
+}
+float_zero!(f32 f64);
+
+impl ShapelessZero for NoTangent {
+    #[inline(always)]
+    fn shapeless_zero() -> NoTangent {
+        NoTangent
+    }
+}
+
+impl ShapelessZero for () {
+    #[inline(always)]
+    fn shapeless_zero() {}
+}
+
+impl<T: ShapelessZero, const N: usize> ShapelessZero for [T; N] {
+    #[inline]
+    fn shapeless_zero() -> Self {
+        core::array::from_fn(|_| T::shapeless_zero())
+    }
+}
+
+impl<T> ShapelessZero for Vec<T> {
+    #[inline]
+    fn shapeless_zero() -> Self {
+        Vec::new()
+    }
+}
+
+impl<T> ShapelessZero for Option<T> {
+    #[inline]
+    fn shapeless_zero() -> Self {
+        None
+    }
+}
+
+macro_rules! tuple_zero {
+    ($(($($T:ident),+))*) => {$(
+        impl<$($T: ShapelessZero),+> ShapelessZero for ($($T,)+) {
+            #[inline]
+            fn shapeless_zero() -> Self {
+                ($($T::shapeless_zero(),)+)
+            }
+        }
+    )*};
+}
+tuple_zero! {
+    (A)
+    (A, B)
+    (A, B, C)
+    (A, B, C, D)
+    (A, B, C, D, E)
+    (A, B, C, D, E, F)
+    (A, B, C, D, E, F, G)
+    (A, B, C, D, E, F, G, H)
 }

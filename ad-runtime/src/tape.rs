@@ -384,6 +384,17 @@ impl<T: Tapeable, const N: usize> Tapeable for [T; N] {
     }
 }
 
+/// A type, kept for the reverse sweep: no words.
+impl<T: ?Sized> Tapeable for core::marker::PhantomData<T> {
+    const WORDS: Option<usize> = Some(0);
+    #[inline(always)]
+    fn push_to<S: Sink>(self, _: &mut S) {}
+    #[inline(always)]
+    fn pop_from(_: &mut Tape) -> Self {
+        core::marker::PhantomData
+    }
+}
+
 /// An `Option` goes on the tape as its payload, if any, followed by a word that says whether
 /// it has one.
 impl<T: Tapeable> Tapeable for Option<T> {

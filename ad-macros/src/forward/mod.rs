@@ -286,7 +286,7 @@ impl<'a> Forward<'a> {
                 }
                 let x = ident.clone();
                 let dx = Self::tangent_of(ident);
-                if self.func.values[out.0 as usize].needs_copy {
+                if self.func.copies(*out) {
                     self.def(*out, quote!(#x), Some(quote!(#dx)))
                 } else {
                     al.primal.insert(out.0, quote!(#x));
@@ -558,6 +558,59 @@ impl<'a> Forward<'a> {
                 }
                 ts
             }
+            Inst::SetField {
+                out,
+                a,
+                path,
+                value,
+            } => {
+                let (pa, pv) = (self.p(*a, al), self.p(*value, al));
+                let t = hyg("__t".to_string());
+                let primal = quote!({ let mut #t = #pa; #t #(.#path)* = #pv; #t });
+                // The tangents first: a zero made from the value reads it before it moves.
+                let base = self.t_or_zero(*a, al);
+                let tv = self.t_or_zero(*value, al);
+                let tangent = quote!({ let mut #t = #base; #t #(.#path)* = #tv; #t });
+                self.def_aggregate(*out, primal, tangent)
+            }
+            Inst::Struct {
+                out,
+                path,
+                fields,
+                rest,
+            } => {
+                let members: Vec<&syn::Member> = fields.iter().map(|(m, _)| m).collect();
+                let ps: Vec<TokenStream> = fields.iter().map(|(_, v)| self.p(*v, al)).collect();
+                let rest_p = rest.map(|r| {
+                    let p = self.p(r, al);
+                    quote!(..#p)
+                });
+                let v = hyg(format!("__v{}", out.0));
+                // The value first, then its tangent: from the tangent of the rest, or a zero of
+                // the value's shape, with the fields that carry a derivative set.
+                let mut ts = quote!(let #v = #path { #(#members: #ps,)* #rest_p };);
+                if self.active(*out) {
+                    let d = hyg(format!("__d{}", out.0));
+                    let t = hyg("__t".to_string());
+                    let base = match rest {
+                        Some(r) if self.active(*r) => self.t(*r, al),
+                        _ => quote!(#krate::__private::zero(&#v)),
+                    };
+                    // The fields' tangents before the base, which may be the rest's tangent
+                    // they read.
+                    let (mut reads, mut sets) = (TokenStream::new(), TokenStream::new());
+                    for (k, (m, v)) in fields.iter().enumerate() {
+                        if self.active(*v) {
+                            let f = hyg(format!("__f{k}"));
+                            let tv = self.t(*v, al);
+                            reads.extend(quote!(let #f = #tv;));
+                            sets.extend(quote!(#t.#m = #f;));
+                        }
+                    }
+                    ts.extend(quote!(let #d = { #reads let mut #t = #base; #sets #t };));
+                }
+                ts
+            }
             Inst::Tuple { out, elems } => {
                 let ps: Vec<TokenStream> = elems.iter().map(|e| self.p(*e, al)).collect();
                 let ts: Vec<TokenStream> = elems.iter().map(|e| self.t_or_zero(*e, al)).collect();
@@ -568,10 +621,20 @@ impl<'a> Forward<'a> {
                 a,
                 index,
                 element,
+                ..
             } => {
                 let pa = self.p(*a, al);
                 let ta = self.t(*a, al);
                 let access = crate::ir::field_access(index, *element);
+                // A struct's field is a place, read where it is used (`s.a.x` copies the float,
+                // not `s.a`), as a read of a variable is.
+                if matches!(index, syn::Member::Named(_)) && !self.func.field_copies(*out) {
+                    al.primal.insert(out.0, quote!((#pa) #access));
+                    if self.active(*out) {
+                        al.tangent.insert(out.0, quote!((#ta) #access));
+                    }
+                    return TokenStream::new();
+                }
                 self.def(*out, quote!(#pa #access), Some(quote!(#ta #access)))
             }
             Inst::Let { var, init } => {

@@ -62,7 +62,16 @@ impl Lower {
             return None;
         }
         let Some((var, ident)) = self.local_var(&ix.expr) else {
-            self.errors.push(err(&ix.expr, "#[differentiable] supports indexing a variable only (a parameter or a `let`); bind the value first: `let row = ...; row[i]`"));
+            let message = match &*ix.expr {
+                Expr::Field(f) => {
+                    let (member, base) = (&f.member, &f.base);
+                    let name = quote!(#member).to_string();
+                    let place = format!("{}.{name}", quote!(#base)).replace(' ', "");
+                    format!("#[differentiable] does not index a struct's field yet; bind the field first, `let {name} = {place};`, and index that: `{name}[i]`")
+                }
+                _ => "#[differentiable] supports indexing a variable only (a parameter or a `let`); bind the value first: `let row = ...; row[i]`".to_string(),
+            };
+            self.errors.push(err(&ix.expr, message));
             return None;
         };
         if let Some(view) = self.view_of(var) {
@@ -149,8 +158,10 @@ impl Lower {
                             index: syn::Index {
                                 index: i as u32,
                                 span: other.span(),
-                            },
+                            }
+                            .into(),
                             element: false,
+                            of: None,
                         });
                         part
                     })

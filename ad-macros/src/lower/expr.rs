@@ -133,22 +133,34 @@ impl Lower {
                 out.push(Inst::Tuple { out: v, elems });
                 v
             }
-            Expr::Field(f) => match &f.member {
-                syn::Member::Unnamed(index) => {
-                    let a = self.expr(&f.base, out);
-                    let v = self.value(f.span());
-                    out.push(Inst::Field {
-                        out: v,
-                        a,
-                        index: index.clone(),
-                        element: false,
-                    });
-                    v
+            // A field of a tuple or of a struct (`#[derive(ad::Differentiable)]`): its tangent is
+            // the same field of the tangent.
+            Expr::Field(f) => {
+                let of = self.local_var(&f.base).map(|(var, _)| var);
+                let a = self.expr(&f.base, out);
+                let v = self.value(f.span());
+                // A chain of named fields from a variable is a place read at its end.
+                if matches!(f.member, syn::Member::Named(_)) {
+                    let base = &self.values[a.0 as usize];
+                    let root = match base.root {
+                        Some(r) => Some(r),
+                        None if of.is_some() => Some(a),
+                        None => None,
+                    };
+                    if root.is_some() {
+                        self.values[a.0 as usize].place = true;
+                        self.values[v.0 as usize].root = root;
+                    }
                 }
-                syn::Member::Named(_) => {
-                    self.verbatim(e, out, Some(Unsupported::new("a struct field")))
-                }
-            },
+                out.push(Inst::Field {
+                    out: v,
+                    a,
+                    index: f.member.clone(),
+                    element: false,
+                    of,
+                });
+                v
+            }
             Expr::MethodCall(m) => self.method_call(m, out),
             Expr::Call(c) => self.call(c, out),
             _ if maybe_unit(e) => match self.expr_maybe_unit(e, out) {
@@ -253,12 +265,40 @@ impl Lower {
             ),
             Expr::Reference(_) => self.verbatim(e, out, Some(Unsupported::new("a reference"))),
             Expr::Range(_) => self.verbatim(e, out, Some(Unsupported::new("a range"))),
-            Expr::Struct(_) => self.verbatim(e, out, Some(Unsupported::new("a struct literal"))),
+            Expr::Struct(s) => self.struct_literal(s, out),
             Expr::Unsafe(_) => self.verbatim(e, out, Some(Unsupported::new("an `unsafe` block"))),
             other => {
                 self.errors.push(err(other, "#[differentiable] does not support this expression; move it into a function with a #[custom_rule]"));
                 self.dummy(out, other.span())
             }
         }
+    }
+}
+
+impl Lower {
+    /// `Path { x: a, y, ..rest }`: each field's value and the rest lowered in the order written.
+    fn struct_literal(&mut self, s: &syn::ExprStruct, out: &mut Vec<Inst>) -> Value {
+        if s.qself.is_some() {
+            return self.verbatim(
+                &Expr::Struct(s.clone()),
+                out,
+                Some(Unsupported::new("a struct literal with a qualified path")),
+            );
+        }
+        let fields = s
+            .fields
+            .iter()
+            .map(|f| (f.member.clone(), self.expr(&f.expr, out)))
+            .collect();
+        let rest = s.rest.as_ref().map(|r| self.expr(r, out));
+        let v = self.value(s.span());
+        let path = &s.path;
+        out.push(Inst::Struct {
+            out: v,
+            path: quote!(#path),
+            fields,
+            rest,
+        });
+        v
     }
 }

@@ -360,8 +360,10 @@ impl Lower {
                 index: syn::Index {
                     index: i as u32,
                     span: b.ident.span(),
-                },
+                }
+                .into(),
                 element: false,
+                of: None,
             });
             let var = self.new_var(b.ident.clone(), None, b.mutable);
             out.push(Inst::Let {
@@ -432,8 +434,10 @@ impl Lower {
                 index: syn::Index {
                     index: i as u32,
                     span: elem.span(),
-                },
+                }
+                .into(),
                 element,
+                of: None,
             });
             self.bind_parts(elem, part, out, binds);
         }

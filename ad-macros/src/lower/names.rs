@@ -137,6 +137,17 @@ pub(crate) fn supported_value_type(ty: &Type) -> bool {
                     {
                         matches!(&args.args[0], syn::GenericArgument::Type(t) if supported_value_type(t))
                     }
+                    // A type of the user's own with parameters (`Params<T>`): rustc checks that
+                    // it has a derivative (`#[derive(ad::Differentiable)]`).
+                    syn::PathArguments::AngleBracketed(args)
+                        if last.ident.to_string().starts_with(char::is_uppercase) =>
+                    {
+                        args.args.iter().all(|a| match a {
+                            syn::GenericArgument::Type(t) => supported_value_type(t),
+                            syn::GenericArgument::Const(_) => true,
+                            _ => false,
+                        })
+                    }
                     _ => false,
                 }
         }

@@ -126,8 +126,9 @@ impl Lower {
                     out.push(Inst::Field {
                         out: field,
                         a: value,
-                        index: syn::Index { index: i as u32, span: elem.span() },
+                        index: syn::Index { index: i as u32, span: elem.span() }.into(),
                         element: false,
+                        of: None,
                     });
                     let elem_ty = elem_types.as_ref().map(|v| v[i].clone());
                     self.pattern(elem, elem_ty, field, out, binds);
@@ -151,8 +152,9 @@ impl Lower {
                     out.push(Inst::Field {
                         out: part,
                         a: value,
-                        index: syn::Index { index: i as u32, span: elem.span() },
+                        index: syn::Index { index: i as u32, span: elem.span() }.into(),
                         element: true,
+                        of: None,
                     });
                     self.pattern(elem, elem_ty.clone(), part, out, binds);
                 }

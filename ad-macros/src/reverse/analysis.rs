@@ -70,6 +70,24 @@ impl Reverse<'_> {
                         }
                     }
                 }
+                Inst::SetField { out, a, value, .. } => {
+                    if self.has(*out) {
+                        self.contribute(*a);
+                        self.contribute(*value);
+                    }
+                }
+                Inst::Struct {
+                    out, fields, rest, ..
+                } => {
+                    if self.has(*out) {
+                        for (_, v) in fields {
+                            self.contribute(*v);
+                        }
+                        if let Some(r) = rest {
+                            self.contribute(*r);
+                        }
+                    }
+                }
                 Inst::Let { var, init: Some(v) } | Inst::Assign { var, value: v, .. } => {
                     if self.var_contributed.contains(&var.0) {
                         self.contribute(*v);
@@ -215,6 +233,24 @@ impl Reverse<'_> {
                     if self.active(*out) {
                         for e in elems {
                             self.contribute(*e);
+                        }
+                    }
+                }
+                Inst::SetField { out, a, value, .. } => {
+                    if self.active(*out) {
+                        self.contribute(*a);
+                        self.contribute(*value);
+                    }
+                }
+                Inst::Struct {
+                    out, fields, rest, ..
+                } => {
+                    if self.active(*out) {
+                        for (_, v) in fields {
+                            self.contribute(*v);
+                        }
+                        if let Some(r) = rest {
+                            self.contribute(*r);
                         }
                     }
                 }

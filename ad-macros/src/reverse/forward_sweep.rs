@@ -133,7 +133,7 @@ impl<'a> Reverse<'a> {
             Inst::Opaque { out, tokens, .. } => Self::def(*out, tokens.clone()),
             Inst::Read { out, var, ident } => {
                 let check = self.binding_check(*var, ident);
-                if self.func.values[out.0 as usize].needs_copy {
+                if self.func.copies(*out) {
                     let mut ts = check;
                     ts.extend(Self::def(*out, quote!(#ident)));
                     ts
@@ -355,14 +355,65 @@ impl<'a> Reverse<'a> {
                 let ps: Vec<TokenStream> = elems.iter().map(|e| self.p(*e, al)).collect();
                 Self::def(*out, quote!((#(#ps,)*)))
             }
+            Inst::SetField {
+                out,
+                a,
+                path,
+                value,
+            } => {
+                let (pa, pv) = (self.p(*a, al), self.p(*value, al));
+                let t = hyg("__t");
+                Self::def(*out, quote!({ let mut #t = #pa; #t #(.#path)* = #pv; #t }))
+            }
+            Inst::Struct {
+                out,
+                path,
+                fields,
+                rest,
+            } => {
+                let members = fields.iter().map(|(m, _)| m);
+                let ps: Vec<TokenStream> = fields.iter().map(|(_, v)| self.p(*v, al)).collect();
+                let rest_p = rest.map(|r| {
+                    let p = self.p(r, al);
+                    quote!(..#p)
+                });
+                Self::def(*out, quote!(#path { #(#members: #ps,)* #rest_p }))
+            }
             Inst::Field {
                 out,
                 a,
                 index,
                 element,
+                of,
             } => {
                 let pa = self.p(*a, al);
                 let access = crate::ir::field_access(index, *element);
+                // A struct's field is a place, read where it is used (see the forward mode).
+                // Its record is the struct's type only: the reverse sweep starts the struct's
+                // adjoint from a zero without a shape (the struct may be moved from by then).
+                if matches!(index, syn::Member::Named(_)) {
+                    let krate = self.krate;
+                    let mut ts = if self.func.field_copies(*out) {
+                        Self::def(*out, quote!((#pa) #access))
+                    } else {
+                        al.0.insert(out.0, quote!((#pa) #access));
+                        TokenStream::new()
+                    };
+                    let ty = match of.map(|v| (v, &self.func.vars[v.0 as usize].ty)) {
+                        Some((_, Some(t))) if !matches!(t, syn::Type::Reference(_)) => {
+                            quote!(#krate::__private::Ty::<#t>::default())
+                        }
+                        Some((v, None)) if self.typed_at_let.contains(&v.0) => {
+                            let w = ty_witness(v);
+                            quote!(#w)
+                        }
+                        _ => quote!(#krate::__private::type_of(&#pa)),
+                    };
+                    if self.active(*out) {
+                        ts.extend(self.record(*out, &[ty]));
+                    }
+                    return ts;
+                }
                 let mut ts = Self::def(*out, quote!(#pa #access));
                 if self.active(*out) {
                     ts.extend(self.record(*out, &[pa]));
@@ -388,7 +439,11 @@ impl<'a> Reverse<'a> {
                     }
                 });
                 let note = self.dense_note(*var);
-                quote!(let #m #x #ty #pinit; #witness #kind #note)
+                let typed = (init.is_some() && self.typed_at_let.contains(&var.0)).then(|| {
+                    let w = ty_witness(*var);
+                    quote!(let #w = #krate::__private::type_of(&#x);)
+                });
+                quote!(let #m #x #ty #pinit; #witness #kind #note #typed)
             }
             Inst::Assign { ident, value, var } => {
                 let p = self.p(*value, al);

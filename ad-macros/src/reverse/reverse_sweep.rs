@@ -601,6 +601,39 @@ impl<'a> Reverse<'a> {
                 let inner = self.with_adjoint(*out, body);
                 quote!(let #r = #pop; #inner)
             }
+            // The field's adjoint to the value set there, what is left to the struct before.
+            Inst::SetField {
+                out,
+                a,
+                path,
+                value,
+            } => {
+                let (h, part) = (hyg("__h"), hyg("__part"));
+                // The field's old adjoint is taken out whether or not the value set there has
+                // one: the struct before the assignment had another value in that field.
+                let mut body = quote! {
+                    let mut #h = #g;
+                    let #part = ::core::mem::replace(&mut #h #(.#path)*, #krate::ShapelessZero::shapeless_zero());
+                };
+                body.extend(self.acc(*value, quote!(#part)));
+                body.extend(self.acc(*a, quote!(#h)));
+                self.with_adjoint_linear(*out, body)
+            }
+            // Each field's adjoint taken out of the struct's, what is left to the rest.
+            Inst::Struct {
+                out, fields, rest, ..
+            } => {
+                let h = hyg("__h");
+                let mut body = quote!(let mut #h = #g;);
+                for (m, v) in fields {
+                    let part = quote!(::core::mem::replace(&mut #h.#m, #krate::ShapelessZero::shapeless_zero()));
+                    body.extend(self.acc(*v, part));
+                }
+                if let Some(r) = rest {
+                    body.extend(self.acc(*r, quote!(#h)));
+                }
+                self.with_adjoint_linear(*out, body)
+            }
             Inst::Tuple { out, elems } => {
                 let mut body = TokenStream::new();
                 for (i, e) in elems.iter().enumerate() {
@@ -614,6 +647,7 @@ impl<'a> Reverse<'a> {
                 a,
                 index,
                 element,
+                ..
             } => {
                 let access = crate::ir::field_access(index, *element);
                 if !self.active(*out) {
@@ -621,9 +655,14 @@ impl<'a> Reverse<'a> {
                 }
                 let pop = self.pop_record(*out);
                 let t = hyg("__t");
+                let zero = if matches!(index, syn::Member::Named(_)) {
+                    quote!(#krate::__private::zero_of(#r.0))
+                } else {
+                    quote!(#krate::__private::zero(&#r.0))
+                };
                 let body = if self.contributed.contains(&a.0) {
                     let set = quote! {
-                        let mut #t = #krate::__private::zero(&#r.0);
+                        let mut #t = #zero;
                         #t #access = #g;
                     };
                     let add = self.acc(*a, quote!(#t));

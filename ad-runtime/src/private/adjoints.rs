@@ -187,3 +187,36 @@ pub fn payload<T>(value: Option<T>) -> T {
         None => unreachable!("a `Some` matched by its pattern"),
     }
 }
+
+/// Adds `value` to an adjoint held as an `Option` (`None` while zero): what
+/// `#[derive(ad::Differentiable)]` gives a tangent struct as its [`Adjoint`] impl.
+#[inline(always)]
+pub fn add_optional<T: crate::Accumulate>(repr: &mut Option<T>, value: T) {
+    if crate::Accumulate::is_zero_adjoint(&value) {
+        return;
+    }
+    *repr = Some(match repr.take() {
+        Some(sum) => crate::Accumulate::accumulate(sum, value),
+        None => value,
+    });
+}
+
+/// Checks that `T` has a tangent: `#[derive(ad::Differentiable)]` calls it at each field, so
+/// that a field type without one is an error at that field.
+#[inline(always)]
+pub fn assert_differentiable<T: crate::Differentiable + ?Sized>() {}
+
+/// A shape mismatch inside a field or an element, its path prefixed with `prefix` (`.w`).
+pub fn shape_within(e: crate::ShapeMismatch, prefix: &str) -> crate::ShapeMismatch {
+    crate::ShapeMismatch {
+        path: format!("{prefix}{}", e.path),
+        ..e
+    }
+}
+
+/// The shapeless zero tangent ([`ShapelessZero`](crate::ShapelessZero)) of the type a [`Ty`] names: the reverse
+/// sweep of a struct's field starts the struct's adjoint from it, having kept only the type.
+#[inline(always)]
+pub fn zero_of<T: crate::Differentiable>(_: Ty<T>) -> T::Tangent {
+    crate::ShapelessZero::shapeless_zero()
+}
