@@ -28,6 +28,8 @@ pub enum Ty {
     /// batch; the harness does not check such a function itself (the entry points do not take
     /// it), only through its callers.
     FnArg(u8),
+    /// `Option<f64>` (`Option<T>` in a generic function): `Some` carries a derivative.
+    OptF,
 }
 
 #[derive(Clone, Debug)]
@@ -110,6 +112,9 @@ pub struct Func {
     pub body: Vec<Stmt>,
     pub tail: Option<FE>,
     pub tail2: Option<FE>,
+    /// Returns `Option<f64>` (with `returns`): its tail is `tail_opt`, not `tail`.
+    pub ret_opt: bool,
+    pub tail_opt: Option<OE>,
     pub deriv: Deriv,
     /// A bound on the value returned.
     pub ret_bound: f64,
@@ -213,9 +218,11 @@ pub enum FE {
     /// `h(arg)` of a closure bound by `let`, or of a function parameter.
     CallClosure(String, Box<FE>),
     /// `match (a, b) { (x, y) if guard => first, (x, _) => second }`, or the same over an
-    /// array `[a, b]` with patterns `[x, y]` and `[x, _]`: bindings that carry derivatives.
+    /// array `[a, b]` with patterns `[x, y]` and `[x, _]`: bindings that carry derivatives;
+    /// with `at`, the first pattern of a tuple is `at @ (x, y)` and its arm may read `at.0`.
     MatchPair {
         arr: bool,
+        at: Option<String>,
         a: Box<FE>,
         b: Box<FE>,
         x: String,
@@ -224,6 +231,29 @@ pub enum FE {
         first: Box<FE>,
         second: Box<FE>,
     },
+    /// `o.unwrap()` (or `o.expect("..")` with `true`) of an `Option` known to be `Some`.
+    Unwrap(String, bool),
+    /// `match scrut { Some(g) if guard => guarded, Some(var) => some, None => none }` (the
+    /// guarded arm only with `guarded`).
+    MatchOpt {
+        scrut: Box<OE>,
+        guarded: Option<(String, Box<Cond>, Box<FE>)>,
+        var: String,
+        some: Box<FE>,
+        none: Box<FE>,
+    },
+}
+
+/// An expression of type `Option<f64>`.
+#[derive(Clone, Debug)]
+pub enum OE {
+    Some(FE),
+    None,
+    Var(String),
+    /// `if c { a } else { b }`.
+    If(Box<Cond>, Box<OE>, Box<OE>),
+    /// A call of a function returning `Option<f64>`.
+    Call(String, Vec<Arg>),
 }
 
 impl FE {
@@ -247,6 +277,16 @@ impl FE {
             FE::Match(_, arms) => arms.iter().all(|(_, e)| e.has_typed_leaf()),
             FE::MatchPair { first, second, .. } => {
                 first.has_typed_leaf() && second.has_typed_leaf()
+            }
+            FE::MatchOpt {
+                guarded,
+                some,
+                none,
+                ..
+            } => {
+                some.has_typed_leaf()
+                    && none.has_typed_leaf()
+                    && guarded.as_ref().is_none_or(|g| g.2.has_typed_leaf())
             }
             _ => true,
         }
@@ -379,6 +419,8 @@ pub enum Arg {
     Part(String, Part, bool),
     /// A function item of the batch, passed to a function parameter.
     FnItem(String),
+    /// An `Option<f64>`: `Some(e)`, `None` or a variable.
+    Opt(OE),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -421,6 +463,8 @@ pub enum Cond {
     Flag(String),
     /// `c == 'a'` of a `char` parameter.
     CharIs(String, char),
+    /// `o.is_some()` (`true`) or `o.is_none()` of an `Option` variable.
+    IsSome(String, bool),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -643,6 +687,10 @@ pub enum Stmt {
         var: String,
         els: Box<Stmt>,
     },
+    /// `let name: Option<f64> = oe;`
+    LetOptE(String, OE),
+    /// `return oe;` in a function returning `Option<f64>`.
+    ReturnOpt(OE),
     /// `let mut guard = 0; while let Some(var) = (if guard < trips { Some(guard) } else
     /// { None }) { guard += 1; body }`.
     WhileLet {

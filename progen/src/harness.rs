@@ -461,6 +461,16 @@ fn check_as(
                 args.push(format!("ad::Const(a{i})"));
                 tans.push("ad::NoTangent".into());
             }
+            Ty::OptF => {
+                writeln!(
+                    body,
+                    "let a{i} = pm::float_opt(ck); let t{i} = a{i}.map(|_| pm::float(ck));"
+                )
+                .unwrap();
+                oracle_args.push(format!("a{i}.zip(t{i}).map(|(x, t)| D::new(x, t))"));
+                args.push(format!("a{i}"));
+                tans.push(format!("t{i}"));
+            }
             Ty::Pair => {
                 writeln!(
                     body,
@@ -507,6 +517,15 @@ fn check_as(
     writeln!(body, "pm::reset();").unwrap();
     let or = if f.returns { "or" } else { "_or" };
     writeln!(body, "let {or} = {oracle}({});", oracle_args.join(", ")).unwrap();
+    if f.ret_opt {
+        // An `Option` result is compared as whether it is `Some` and, as a float, its value
+        // or 0 (whose tangent is 0); its adjoint is `Some` where the value is.
+        writeln!(
+            body,
+            "let or_some = or.is_some(); let or = or.unwrap_or(pm::lit(0.0));"
+        )
+        .unwrap();
+    }
     writeln!(body, "let mut seen: Vec<D> = Vec::new();").unwrap();
     for p in parts {
         writeln!(body, "seen.push(or{p});").unwrap();
@@ -536,6 +555,13 @@ fn check_as(
         tans.join(", ")
     )
     .unwrap();
+    if f.ret_opt {
+        writeln!(
+            body,
+            "ck.same(\"jvp is_some\", r.is_some() as u8, or_some as u8, 1.0); let (r, dr) = (r.unwrap_or(0.0), dr.unwrap_or(0.0));"
+        )
+        .unwrap();
+    }
     match reference {
         None => {
             for p in parts {
@@ -571,11 +597,15 @@ fn check_as(
                     }
                     Ty::Arr(_) => format!("crate::pm::dual_arr(crate::pm::arr(&{}), crate::pm::arr(&{}))", wide("a"), wide("t")),
                     Ty::Pair => format!("(crate::pm::D::new(a{i}.0 as f64, t{i}.0 as f64), crate::pm::D::new(a{i}.1 as f64, t{i}.1 as f64))"),
+                    Ty::OptF => format!("a{i}.zip(t{i}).map(|(x, t)| crate::pm::D::new(x as f64, t as f64))"),
                     other => unreachable!("a generic function takes no {other:?}"),
                 });
             }
             let or64 = if f.returns { "or64" } else { "_or64" };
             writeln!(body, "let {or64} = {reference}({});", ref_args.join(", ")).unwrap();
+            if f.ret_opt {
+                writeln!(body, "let or64 = or64.unwrap_or(crate::pm::lit(0.0));").unwrap();
+            }
             for p in parts {
                 writeln!(
                     body,
@@ -636,6 +666,11 @@ fn check_as(
                     terms.push(format!("pm::dot(&[g.{i}.0, g.{i}.1], &[t{i}.0, t{i}.1])"));
                     rargs.push(args[i].clone());
                 }
+                Ty::OptF => {
+                    bars.push("()".into());
+                    terms.push(format!("pm::dot(&pm::opt(g.{i}), &pm::opt(t{i}))"));
+                    rargs.push(args[i].clone());
+                }
                 Ty::Arr(_) | Ty::Vec(_) | Ty::ArrRef(_) => {
                     bars.push("()".into());
                     terms.push(format!("pm::dot(&g.{i}[..], &t{i}[..])"));
@@ -647,7 +682,9 @@ fn check_as(
                 }
             }
         }
-        let adj = if f.returns {
+        let adj = if f.ret_opt {
+            "if or_some { Some(rbar) } else { None }"
+        } else if f.returns {
             "rbar.clone()"
         } else {
             "ad::NoTangent"
@@ -660,10 +697,11 @@ fn check_as(
             bars.join(", ")
         )
         .unwrap();
+        let unwrap = if f.ret_opt { ".unwrap_or(0.0)" } else { "" };
         for p in parts {
             writeln!(
                 body,
-                "ck.same(\"vjp_into value{p}\", r2{p}, or{p}.re, 1.0);"
+                "ck.same(\"vjp_into value{p}\", r2{p}{unwrap}, or{p}.re, 1.0);"
             )
             .unwrap();
         }
@@ -676,7 +714,7 @@ fn check_as(
             .unwrap();
         }
     } else {
-        match if f.pair { 2 } else { k % 3 } {
+        match if f.pair || f.ret_opt { 2 } else { k % 3 } {
             0 => {
                 writeln!(body, "let rbar = 1.0;").unwrap();
                 writeln!(body, "let g = ad::grad({path}, ({},));", args.join(", ")).unwrap();
@@ -698,16 +736,30 @@ fn check_as(
                     args.join(", ")
                 )
                 .unwrap();
-                for p in parts {
-                    writeln!(body, "ck.same(\"vjp value{p}\", r2{p}, or{p}.re, 1.0);").unwrap();
+                if f.ret_opt {
+                    writeln!(
+                        body,
+                        "ck.same(\"vjp value\", r2.unwrap_or(0.0), or.re, 1.0);"
+                    )
+                    .unwrap();
+                    writeln!(
+                        body,
+                        "let g = pullback(if or_some {{ Some(rbar) }} else {{ None }});"
+                    )
+                    .unwrap();
+                } else {
+                    for p in parts {
+                        writeln!(body, "ck.same(\"vjp value{p}\", r2{p}, or{p}.re, 1.0);").unwrap();
+                    }
+                    writeln!(body, "let g = pullback(rbar.clone());").unwrap();
                 }
-                writeln!(body, "let g = pullback(rbar.clone());").unwrap();
             }
         }
         for (i, p) in f.params.iter().enumerate() {
             match p.ty {
                 Ty::F => terms.push(format!("pm::dot(&[g.{i}], &[t{i}])")),
                 Ty::Pair => terms.push(format!("pm::dot(&[g.{i}.0, g.{i}.1], &[t{i}.0, t{i}.1])")),
+                Ty::OptF => terms.push(format!("pm::dot(&pm::opt(g.{i}), &pm::opt(t{i}))")),
                 Ty::Slice(_) | Ty::Arr(_) | Ty::Vec(_) | Ty::ArrRef(_) => {
                     terms.push(format!("pm::dot(&g.{i}[..], &t{i}[..])"))
                 }

@@ -367,7 +367,9 @@ fn declared(s: &Stmt) -> Vec<String> {
         Stmt::LetCollect(name, _)
         | Stmt::LetClosure { name, .. }
         | Stmt::LetArrMap { name, .. } => vec![name.clone()],
-        Stmt::LetOpt(name, ..) | Stmt::LetView { name, .. } => vec![name.clone()],
+        Stmt::LetOpt(name, ..) | Stmt::LetOptE(name, _) | Stmt::LetView { name, .. } => {
+            vec![name.clone()]
+        }
         Stmt::LetElse { var, .. } => vec![var.clone()],
         Stmt::Const(name, _) => vec![name.clone()],
         Stmt::LetCallPair(a, b, _, _) => vec![a.clone(), b.clone()],
@@ -498,7 +500,12 @@ fn replace(e: &mut FE, variant: usize) -> bool {
             | FE::Field(..)
             | FE::Block(..),
         ) => false,
-        (_, FE::FromInt(_) | FE::Call(..)) => false,
+        (_, FE::FromInt(_) | FE::Call(..) | FE::Unwrap(..)) => false,
+        // The arm that reads no binding.
+        (_, FE::MatchOpt { none, .. }) => {
+            *e = (**none).clone();
+            true
+        }
         _ => {
             let mut first = None;
             children(e, &mut |c| {
@@ -573,8 +580,24 @@ fn children(e: &mut FE, f: &mut dyn FnMut(&mut FE)) {
                 arg_fes(a, f);
             }
         }
+        FE::MatchOpt {
+            scrut,
+            guarded,
+            some,
+            none,
+            ..
+        } => {
+            oe_fes(scrut, f);
+            if let Some((_, c, g)) = guarded {
+                cond_fes(c, f);
+                f(g);
+            }
+            f(some);
+            f(none);
+        }
         FE::Index(_, i) | FE::FromInt(i) => ie_fes(i, f),
-        FE::Lit(_)
+        FE::Unwrap(..)
+        | FE::Lit(_)
         | FE::Var(_)
         | FE::ConstF(_)
         | FE::Deref(_)
@@ -601,7 +624,16 @@ fn chain_fes(c: &mut Chain, f: &mut dyn FnMut(&mut FE)) {
 fn fe_binders(e: &FE) -> Vec<String> {
     match e {
         FE::Block(n, ..) => vec![n.clone()],
-        FE::MatchPair { x, y, .. } => vec![x.clone(), y.clone()],
+        FE::MatchPair { x, y, at, .. } => {
+            let mut v = vec![x.clone(), y.clone()];
+            v.extend(at.clone());
+            v
+        }
+        FE::MatchOpt { guarded, var, .. } => {
+            let mut v = vec![var.clone()];
+            v.extend(guarded.as_ref().map(|g| g.0.clone()));
+            v
+        }
         FE::Chain(c) => chain_binders(c),
         _ => Vec::new(),
     }
@@ -632,7 +664,25 @@ fn arg_fes(a: &mut Arg, f: &mut dyn FnMut(&mut FE)) {
             f(y);
         }
         Arg::Bool(c) => cond_fes(c, f),
+        Arg::Opt(o) => oe_fes(o, f),
         Arg::Name(_) | Arg::Raw(_) | Arg::Part(..) | Arg::FnItem(_) => {}
+    }
+}
+
+fn oe_fes(o: &mut OE, f: &mut dyn FnMut(&mut FE)) {
+    match o {
+        OE::Some(e) => f(e),
+        OE::If(c, a, b) => {
+            cond_fes(c, f);
+            oe_fes(a, f);
+            oe_fes(b, f);
+        }
+        OE::Call(_, args) => {
+            for a in args {
+                arg_fes(a, f);
+            }
+        }
+        OE::None | OE::Var(_) => {}
     }
 }
 
@@ -669,7 +719,7 @@ fn cond_fes(c: &mut Cond, f: &mut dyn FnMut(&mut FE)) {
             f(a);
             f(b);
         }
-        Cond::Flag(_) | Cond::CharIs(..) => {}
+        Cond::Flag(_) | Cond::CharIs(..) | Cond::IsSome(..) => {}
     }
 }
 
@@ -722,6 +772,7 @@ fn visit_func_fes(f: &mut Func, visit: &mut dyn FnMut(&mut FE)) {
                         OptInit::Float(e) => deep(e, visit),
                     }
                 }
+                Stmt::LetOptE(_, o) | Stmt::ReturnOpt(o) => oe_fes(o, &mut |e| deep(e, visit)),
                 Stmt::IfLet { then, els, .. } => {
                     stmts(then, visit);
                     stmts(els, visit);
@@ -782,6 +833,9 @@ fn visit_func_fes(f: &mut Func, visit: &mut dyn FnMut(&mut FE)) {
     }
     if let Some(t) = &mut f.tail2 {
         deep(t, visit);
+    }
+    if let Some(t) = &mut f.tail_opt {
+        oe_fes(t, &mut |e| deep(e, visit));
     }
 }
 

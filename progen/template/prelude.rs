@@ -255,6 +255,14 @@ macro_rules! helpers {
                     ck.same(&format!("{what}[{k}] tangent"), da[k], o[k].eps, 1.0);
                 }
             }
+            /// The value of an `Option` as a slice of none or one, for `dot`.
+            pub fn opt(o: Option<F>) -> Vec<F> {
+                o.into_iter().collect()
+            }
+            /// An `Option` argument: `Some` at two points out of three.
+            pub fn float_opt(ck: &mut super::Check) -> Option<F> {
+                if ck.index(2) > 0 { Some(ck.float() as F) } else { None }
+            }
             pub fn float(ck: &mut super::Check) -> F {
                 ck.float() as F
             }

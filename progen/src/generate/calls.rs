@@ -18,7 +18,23 @@ impl Gen<'_> {
     /// `writing`, one that writes a `&mut [f64]`.
     pub(super) fn callee(&mut self, value: bool, writing_only: bool) -> Option<usize> {
         let candidates: Vec<usize> = (0..self.funcs.len())
-            .filter(|&i| {
+            .filter(|&i| self.can_call(i, value) && !(value && self.funcs[i].ret_opt))
+            .collect();
+        self.pick_callee(candidates, writing_only)
+    }
+
+    /// An earlier function returning `Option<f64>`, to call in an expression.
+    pub(super) fn opt_callee(&mut self) -> Option<usize> {
+        let candidates: Vec<usize> = (0..self.funcs.len())
+            .filter(|&i| self.can_call(i, true) && self.funcs[i].ret_opt)
+            .collect();
+        (!candidates.is_empty()).then(|| *self.rng.pick(&candidates))
+    }
+
+    /// Whether this scope can fill the parameters of function `i` (see `callee`).
+    fn can_call(&self, i: usize, value: bool) -> bool {
+        {
+            {
                 let f = &self.funcs[i];
                 // A generic function calls generic functions (at its `T`); the others call
                 // functions of their float type and generic ones at it.
@@ -32,7 +48,13 @@ impl Gen<'_> {
                         Ty::Out(n) if p.array => {
                             !value && !self.out_sources(n, f.out_spent, true).is_empty()
                         }
-                        Ty::F | Ty::U(_) | Ty::Pair | Ty::Bool | Ty::Char | Ty::I32(..) => true,
+                        Ty::F
+                        | Ty::U(_)
+                        | Ty::Pair
+                        | Ty::Bool
+                        | Ty::Char
+                        | Ty::I32(..)
+                        | Ty::OptF => true,
                         Ty::Vec(_) => false,
                         Ty::Out(n) => !value && !self.out_sources(n, f.out_spent, false).is_empty(),
                         Ty::Slice(n) => !self.slice_sources(n).is_empty(),
@@ -53,8 +75,11 @@ impl Gen<'_> {
                         .filter(|p| matches!(p.ty, Ty::Out(_)))
                         .count()
                         <= 1
-            })
-            .collect();
+            }
+        }
+    }
+
+    fn pick_callee(&mut self, candidates: Vec<usize>, writing_only: bool) -> Option<usize> {
         // Functions that take a function are checked only through their callers: call them
         // more often.
         let taking: Vec<usize> = candidates
@@ -98,6 +123,7 @@ impl Gen<'_> {
                     && !f.generic
                     && f.returns
                     && !f.pair
+                    && !f.ret_opt
                     && f.params.len() == 1
                     && f.params[0].ty == Ty::F
             })
@@ -175,6 +201,7 @@ impl Gen<'_> {
                     self.fe_capped(d, PARAM_CAP).0,
                 ),
                 Ty::Bool => Arg::Bool(self.cond(d.min(1))),
+                Ty::OptF => Arg::Opt(self.opt_expr(d, PARAM_CAP)),
                 Ty::Char => Arg::Raw(format!("{:?}", self.rng.pick(&['a', 'b', 'c']))),
                 Ty::I32(lo, hi) => Arg::Raw(format!(
                     "{}",
@@ -182,7 +209,38 @@ impl Gen<'_> {
                 )),
             });
         }
+        // A bare `None` argument where no other argument tells the macro the float type does
+        // not compile (E0282 "type annotations needed" on `None`, for a callee
+        // `fn f4(o0: Option<f64>, x0: f64)`: `f4(None, 0.5)`, `f4(None, n as f64)`,
+        // `f4(None, k.0)` and `f5(None)` fail, `f4(None, -x0)`, `f4(None, x0.sin())` and
+        // `f5(Some(0.5))` compile; plain Rust takes them all), so it is left out there.
+        let typed = args
+            .iter()
+            .any(|a| matches!(a, Arg::F(e) if self.tells_type(e)));
+        for a in args.iter_mut() {
+            if !typed && matches!(a, Arg::Opt(OE::None)) {
+                *a = Arg::Opt(OE::Some(self.fe_capped(d, PARAM_CAP).0));
+            }
+        }
         Some(args)
+    }
+
+    /// Whether `e` is arithmetic or float methods of a float parameter, whose type the macro
+    /// knows.
+    fn tells_type(&self, e: &FE) -> bool {
+        match e {
+            FE::Var(n) => self.float_params.contains(n),
+            FE::Neg(a)
+            | FE::Rem(a, _)
+            | FE::Powi(a, _)
+            | FE::WithLit(_, a, _)
+            | FE::Clamp(a, ..)
+            | FE::PowiVar(a, _) => self.tells_type(a),
+            FE::Unary { arg, .. } => self.tells_type(arg),
+            FE::Bin(_, a, b) | FE::Binary(_, a, b) => self.tells_type(a) || self.tells_type(b),
+            FE::MulAdd(a, b, c) => self.tells_type(a) || self.tells_type(b) || self.tells_type(c),
+            _ => false,
+        }
     }
 
     /// Whether one argument of a call to `name` reads a variable that another lends mutably,
@@ -237,6 +295,7 @@ impl Gen<'_> {
         let f = &self.funcs[idx];
         let (name, returns, spent) = (f.name.clone(), f.returns, f.out_spent);
         let pair = f.pair;
+        let ret_opt = f.ret_opt;
         // The callee's increments land in what it writes: this function's output, or a local
         // (which may no longer carry a derivative: the callee may overwrite it).
         for a in &args {
@@ -260,7 +319,15 @@ impl Gen<'_> {
                 _ => {}
             }
         }
-        if pair {
+        if ret_opt {
+            let o = self.fresh("o");
+            self.opts.push(OVar {
+                name: o.clone(),
+                cap: RET_CAP,
+                some: false,
+            });
+            out.push(Stmt::LetOptE(o, OE::Call(name, args)));
+        } else if pair {
             let (a, b) = (self.fresh("t"), self.fresh("t"));
             for n in [&a, &b] {
                 self.floats.push(FVar {

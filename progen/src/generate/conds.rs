@@ -23,6 +23,11 @@ impl Gen<'_> {
             1,
             if self.flags.is_empty() { 0 } else { 2 },
             if self.chars.is_empty() { 0 } else { 2 },
+            if self.opts.is_empty() || self.in_closure {
+                0
+            } else {
+                1
+            },
         ]) {
             0 => {
                 let (a, _) = self.fe(d);
@@ -52,6 +57,10 @@ impl Gen<'_> {
             9 => {
                 let c = *self.rng.pick(&['a', 'b', 'c']);
                 Cond::CharIs(self.rng.pick(&self.chars).clone(), c)
+            }
+            10 => {
+                let o = self.rng.pick(&self.opts).name.clone();
+                Cond::IsSome(o, self.rng.chance(0.5))
             }
             _ => {
                 let (a, _) = self.fe(d);

@@ -4,6 +4,11 @@ use super::*;
 
 impl Gen<'_> {
     pub(super) fn leaf_var(&mut self) -> (FE, f64) {
+        if self.rng.chance(0.15)
+            && let Some(r) = self.unwrap_read()
+        {
+            return r;
+        }
         if !self.arr_refs.is_empty()
             && self.rng.chance(0.2)
             && let Some(r) = self.arr_ref_read()
@@ -109,6 +114,13 @@ impl Gen<'_> {
             } else {
                 4
             }, // call of a function parameter
+            if self.in_closure {
+                0
+            } else if !self.opts.is_empty() {
+                3
+            } else {
+                1
+            }, // match on an Option
         ];
         match self.rng.weighted(&weights) {
             0 => {
@@ -366,6 +378,7 @@ impl Gen<'_> {
             }
             27 => self.match_pair(d),
             28 => self.chain_expr(d),
+            31 => self.match_opt(d),
             30 => {
                 let g = self.rng.pick(&self.fn_params).clone();
                 let (a, _) = self.fe_capped(d, PARAM_CAP);
@@ -396,13 +409,40 @@ impl Gen<'_> {
                 mutable: false,
             });
         }
+        let arr = self.rng.chance(0.4);
+        // `p @ (x, y)`: the first arm may read the pair whole, as `p.0` and `p.1`.
+        let at = (!arr && self.rng.chance(0.5)).then(|| self.fresh("p"));
+        let mark = self.floats.len();
+        if let Some(p) = &at {
+            for (k, c) in [ab, bb].into_iter().enumerate() {
+                self.floats.push(FVar {
+                    name: format!("{p}.{k}"),
+                    read: FE::Field(p.clone(), k),
+                    cap: c,
+                    base: c,
+                    spent: 0.0,
+                    mutable: false,
+                });
+            }
+        }
         let guard = self.cond(0);
         let (first, fb) = self.fe(d);
+        let (first, fb) = match &at {
+            Some(p) => {
+                let k = self.rng.below(2);
+                let read = FE::Field(p.clone(), k);
+                let (first, fb) = self.squash(first, fb, 4.0);
+                (bin(BinOp::Add, read, first), fb + ab.max(bb))
+            }
+            None => (first, fb),
+        };
+        self.floats.truncate(mark);
         self.floats.pop();
         let (second, sb) = self.fe(d);
         self.floats.pop();
         let e = FE::MatchPair {
-            arr: self.rng.chance(0.4),
+            arr,
+            at,
             a: Box::new(a),
             b: Box::new(b),
             x,

@@ -37,7 +37,7 @@ impl Gen<'_> {
             return (params, true);
         }
         let len = |r: &mut Rng| r.range(2, 5);
-        let extras: [(f64, &str); 13] = [
+        let extras: [(f64, &str); 14] = [
             (0.5, "w"),
             (0.3, "y"),
             (0.25, "n"),
@@ -51,6 +51,7 @@ impl Gen<'_> {
             (0.12, "z"),
             (0.12, "r"),
             (0.15, "g"),
+            (0.15, "o"),
         ];
         for (p, prefix) in extras {
             if self.rng.chance(p) {
@@ -67,6 +68,7 @@ impl Gen<'_> {
                     "z" => Ty::I32(-2, 3),
                     "r" => Ty::ArrRef(len(self.rng)),
                     "g" => Ty::FnArg(self.rng.below(3) as u8),
+                    "o" => Ty::OptF,
                     _ => Ty::ConstF,
                 };
                 params.push(Param {
@@ -83,7 +85,14 @@ impl Gen<'_> {
             params.retain(|p| {
                 matches!(
                     p.ty,
-                    Ty::F | Ty::U(_) | Ty::Slice(_) | Ty::Out(_) | Ty::Arr(_) | Ty::Pair | Ty::Bool
+                    Ty::F
+                        | Ty::U(_)
+                        | Ty::Slice(_)
+                        | Ty::Out(_)
+                        | Ty::Arr(_)
+                        | Ty::Pair
+                        | Ty::Bool
+                        | Ty::OptF
                 )
             });
         }
@@ -95,7 +104,7 @@ impl Gen<'_> {
         if params.iter().all(|p| {
             matches!(
                 p.ty,
-                Ty::U(_) | Ty::ConstF | Ty::Bool | Ty::Char | Ty::I32(..) | Ty::FnArg(_)
+                Ty::U(_) | Ty::ConstF | Ty::Bool | Ty::Char | Ty::I32(..) | Ty::FnArg(_) | Ty::OptF
             )
         }) {
             params.insert(
@@ -190,6 +199,9 @@ impl Gen<'_> {
             .collect();
         self.shape = *self.rng.pick(&[Shape::Tuple, Shape::Array, Shape::Vec]);
         for p in &params {
+            if p.ty == Ty::F {
+                self.float_params.push(p.name.clone());
+            }
             if matches!(p.ty, Ty::F | Ty::Pair) {
                 self.active.push(p.name.clone());
             }
@@ -227,6 +239,11 @@ impl Gen<'_> {
                     }
                 }
                 Ty::Bool => self.flags.push(p.name.clone()),
+                Ty::OptF => self.opts.push(OVar {
+                    name: p.name.clone(),
+                    cap: PARAM_CAP,
+                    some: false,
+                }),
                 Ty::ArrRef(n) => self.arr_refs.push((p.name.clone(), n)),
                 Ty::FnArg(_) => self.fn_params.push(p.name.clone()),
                 Ty::Char => self.chars.push(p.name.clone()),
@@ -267,7 +284,8 @@ impl Gen<'_> {
         }
         let n = self.rng.range(2, 6);
         let mut body = self.block(n);
-        let tail = if returns {
+        let tail_opt = self.ret_opt.then(|| self.opt_expr(3, RET_CAP));
+        let tail = if returns && !self.ret_opt {
             let (e, b) = self.fe(3);
             Some(self.squash(e, b, RET_CAP).0)
         } else {
@@ -294,6 +312,8 @@ impl Gen<'_> {
             body,
             tail,
             tail2,
+            ret_opt: self.ret_opt,
+            tail_opt,
             pair,
             pair_shape: self.shape,
             single: self.single,

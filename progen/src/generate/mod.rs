@@ -22,6 +22,7 @@ mod exprs;
 mod function;
 mod indices;
 mod loops;
+mod options;
 mod slices;
 mod stmts;
 
@@ -87,6 +88,17 @@ impl AVar {
     }
 }
 
+/// An `Option<f64>` in scope: a parameter, a local, a call's result.
+#[derive(Clone)]
+struct OVar {
+    name: String,
+    /// A bound on the value of its `Some`.
+    cap: f64,
+    /// Known to be `Some` here (inside `if let Some(..) = o`, `if o.is_some()`, after
+    /// `let Some(..) = o else ..`): `o.unwrap()` may read it.
+    some: bool,
+}
+
 #[derive(Clone)]
 struct IVar {
     name: String,
@@ -116,12 +128,15 @@ pub struct Gen<'a> {
     floats: Vec<FVar>,
     arrays: Vec<AVar>,
     ints: Vec<IVar>,
+    opts: Vec<OVar>,
     loops: Vec<LoopCtx>,
     execs: f64,
     counter: usize,
     size_left: usize,
     returns: bool,
     pair: bool,
+    /// The function returns `Option<f64>`.
+    pub ret_opt: bool,
     shape: Shape,
     out_spent: f64,
     depth: usize,
@@ -156,6 +171,8 @@ pub struct Gen<'a> {
     /// Arrays of the function's const length `N` (its `[f64; N]` parameters and their `map`s):
     /// passed whole only where a callee takes `[f64; N]` of its own `N`.
     const_arrays: Vec<String>,
+    /// The function's float parameters.
+    float_params: Vec<String>,
     /// Float parameters and locals that surely carry a derivative, by name (names are fresh,
     /// so the list only grows).
     active: Vec<String>,
@@ -187,12 +204,14 @@ impl<'a> Gen<'a> {
             floats: Vec::new(),
             arrays: Vec::new(),
             ints: Vec::new(),
+            opts: Vec::new(),
             loops: Vec::new(),
             execs: 1.0,
             counter: 0,
             size_left: opts.max_stmts,
             returns: true,
             pair: false,
+            ret_opt: false,
             shape: Shape::Tuple,
             out_spent: 0.0,
             depth: 0,
@@ -206,6 +225,7 @@ impl<'a> Gen<'a> {
             arr_refs: Vec::new(),
             views: Vec::new(),
             active: Vec::new(),
+            float_params: Vec::new(),
             fn_params: Vec::new(),
             out_arrays: Vec::new(),
             const_arrays: Vec::new(),

@@ -224,6 +224,7 @@ impl Gen<'_> {
             FE::Match(_, arms) => arms.iter().any(|(_, x)| go(x)),
             FE::Block(_, _, v) => go(v),
             FE::MatchPair { first, second, .. } => go(first) || go(second),
+            FE::MatchOpt { some, none, .. } => go(some) || go(none),
             FE::Lit(_)
             | FE::ConstF(_)
             | FE::FromInt(_)
@@ -231,6 +232,7 @@ impl Gen<'_> {
             | FE::Named(_)
             | FE::ConstItem(_)
             | FE::Chain(_)
+            | FE::Unwrap(..)
             | FE::CallClosure(..) => false,
         }
     }

@@ -7,6 +7,8 @@ impl Gen<'_> {
     pub(super) fn block(&mut self, n: usize) -> Vec<Stmt> {
         let marks = (self.floats.len(), self.arrays.len(), self.ints.len());
         let closures = self.closures.len();
+        // Options bound in the block go, and what it learnt of the others (`let .. else`) too.
+        let opts = self.opts.clone();
         let mut out = Vec::new();
         for _ in 0..n {
             if self.size_left == 0 {
@@ -27,6 +29,7 @@ impl Gen<'_> {
         self.arrays.truncate(marks.1);
         self.ints.truncate(marks.2);
         self.closures.truncate(closures);
+        self.opts = opts;
         out
     }
 
@@ -309,7 +312,9 @@ impl Gen<'_> {
     /// `return value;`, `return (a, b);` (or `[a, b]`, `vec![a, b]`), or `return;` in a
     /// function returning `()`.
     pub(super) fn return_stmt(&mut self) -> Stmt {
-        if self.pair {
+        if self.ret_opt {
+            Stmt::ReturnOpt(self.opt_expr(2, RET_CAP))
+        } else if self.pair {
             let a = self.fe_capped(2, RET_CAP).0;
             let b = self.fe_capped(2, RET_CAP).0;
             Stmt::ReturnPair(a, b)
@@ -478,25 +483,40 @@ impl Gen<'_> {
     }
 
     /// An `Option<usize>` or an `Option` of a float (whose `Some` carries a derivative) bound
-    /// by `let`, then taken apart by `if let Some(k) = o { .. }` or by `let Some(k) = o else
-    /// { leave };`.
+    /// by `let`, or an `Option<f64>` in scope (a parameter, a call's result), then taken apart
+    /// by `if let Some(k) = o { .. }`, by `let Some(k) = o else { leave };`, or tested by
+    /// `if o.is_some() { .. }` inside which `o.unwrap()` reads it.
     pub(super) fn if_let(&mut self, out: &mut Vec<Stmt>) {
-        let opt = self.fresh("o");
-        let c = self.cond(1);
-        let float = self.rng.chance(0.5);
-        let mut range = (0, 0);
-        let mut cap = 0.0;
-        let init = if float {
-            let (e, b) = self.fe_capped(2, BASE_CAP);
-            cap = b;
-            OptInit::Float(e)
+        let existing: Vec<OVar> = self.opts.iter().filter(|o| !o.some).cloned().collect();
+        let (opt, float, cap, range) = if !existing.is_empty() && self.rng.chance(0.5) {
+            let o = self.rng.pick(&existing).clone();
+            (o.name, true, o.cap, (0, 0))
         } else {
-            let hi = self.rng.range(1, 4);
-            let ie = self.index(hi + 1);
-            range = irange(&ie, self);
-            OptInit::Index(ie)
+            let opt = self.fresh("o");
+            let c = self.cond(1);
+            let float = self.rng.chance(0.5);
+            let mut range = (0, 0);
+            let mut cap = 0.0;
+            let init = if float {
+                let (e, b) = self.fe_capped(2, BASE_CAP);
+                cap = b;
+                OptInit::Float(e)
+            } else {
+                let hi = self.rng.range(1, 4);
+                let ie = self.index(hi + 1);
+                range = irange(&ie, self);
+                OptInit::Index(ie)
+            };
+            out.push(Stmt::LetOpt(opt.clone(), c, init));
+            if float {
+                self.opts.push(OVar {
+                    name: opt.clone(),
+                    cap,
+                    some: false,
+                });
+            }
+            (opt, float, cap, range)
         };
-        out.push(Stmt::LetOpt(opt.clone(), c, init));
         let var = self.fresh(if float { "s" } else { "k" });
         // The name `Some` binds: a float with the bound of the value, or an index.
         let bind = |g: &mut Self, var: &String| {
@@ -515,6 +535,13 @@ impl Gen<'_> {
                     lo: range.0,
                     hi: range.1,
                 });
+            }
+        };
+        // Known to be `Some` (or not any more, after the `then` block).
+        let name = opt.clone();
+        let mark = move |g: &mut Self, some: bool| {
+            if let Some(o) = g.opts.iter_mut().rev().find(|o| o.name == name) {
+                o.some = some;
             }
         };
         let inner = self.loops.last().cloned();
@@ -542,9 +569,16 @@ impl Gen<'_> {
                 els: Box::new(els),
             });
             bind(self, &var);
+            // Until the end of the block, `opt` is `Some` (`block` forgets it after).
+            mark(self, true);
             return;
         }
-        bind(self, &var);
+        // `if o.is_some() { .. o.unwrap() .. }`.
+        let test = float && self.rng.chance(0.3);
+        if !test {
+            bind(self, &var);
+        }
+        mark(self, true);
         let n = self.rng.range(1, 2);
         let mut then = self.nested(n);
         // A float bound from `Some` is read at once, most of the time: into a mutable float.
@@ -558,24 +592,34 @@ impl Gen<'_> {
                 .rev()
                 .find(|v| v.name == name)
                 .map_or(1.0, |v| v.base);
-            let (e, _) = self.squash(FE::Var(var.clone()), cap, base);
+            let read = if test {
+                FE::Unwrap(opt.clone(), self.rng.chance(0.4))
+            } else {
+                FE::Var(var.clone())
+            };
+            let (e, _) = self.squash(read, cap, base);
             then.insert(0, Stmt::Assign(name, AssignOp::Set, e));
         }
-        if float {
-            self.floats.pop();
-        } else {
-            self.ints.pop();
+        mark(self, false);
+        match (test, float) {
+            (true, _) => {}
+            (false, true) => drop(self.floats.pop()),
+            (false, false) => drop(self.ints.pop()),
         }
         let els = if self.rng.chance(0.5) {
             self.nested(1)
         } else {
             Vec::new()
         };
-        out.push(Stmt::IfLet {
-            opt,
-            var,
-            then,
-            els,
-        });
+        if test {
+            out.push(Stmt::If(Cond::IsSome(opt, true), then, els));
+        } else {
+            out.push(Stmt::IfLet {
+                opt,
+                var,
+                then,
+                els,
+            });
+        }
     }
 }

@@ -26,6 +26,7 @@ impl Printer<'_> {
                 }
                 Arg::Pair(a, b) => format!("({}, {})", self.fe(a), self.fe(b)),
                 Arg::Bool(c) => self.cond(c),
+                Arg::Opt(o) => self.oe(o),
             })
             .collect();
         // A generic callee called from a function over `f64` with an argument whose declared
@@ -206,6 +207,7 @@ impl Printer<'_> {
             FE::CallClosure(h, a) => format!("{h}({})", self.fe(a)),
             FE::MatchPair {
                 arr,
+                at,
                 a,
                 b,
                 x,
@@ -215,14 +217,32 @@ impl Printer<'_> {
                 second,
             } => {
                 let (o, c) = if *arr { ("[", "]") } else { ("(", ")") };
+                let at = at.as_ref().map(|n| format!("{n} @ ")).unwrap_or_default();
                 format!(
-                    "(match {o}{}, {}{c} {{ {o}{x}, {y}{c} if {} => {}, {o}{x}, _{c} => {} }})",
+                    "(match {o}{}, {}{c} {{ {at}{o}{x}, {y}{c} if {} => {}, {o}{x}, _{c} => {} }})",
                     self.fe(a),
                     self.fe(b),
                     self.cond(guard),
                     self.fe(first),
                     self.fe(second)
                 )
+            }
+            FE::Unwrap(o, false) => format!("{o}.unwrap()"),
+            FE::Unwrap(o, true) => format!("{o}.expect(\"checked above\")"),
+            FE::MatchOpt {
+                scrut,
+                guarded,
+                var,
+                some,
+                none,
+            } => {
+                let mut arms = Vec::new();
+                if let Some((g, c, e)) = guarded {
+                    arms.push(format!("Some({g}) if {} => {}", self.cond(c), self.fe(e)));
+                }
+                arms.push(format!("Some({var}) => {}", self.fe(some)));
+                arms.push(format!("None => {}", self.fe(none)));
+                format!("(match {} {{ {} }})", self.oe(scrut), arms.join(", "))
             }
             FE::Match(s, arms) => {
                 let arms: Vec<String> = arms
@@ -231,6 +251,22 @@ impl Printer<'_> {
                     .collect();
                 format!("(match {} {{ {} }})", self.ie(s), arms.join(", "))
             }
+        }
+    }
+
+    /// An `Option<f64>` expression.
+    pub fn oe(&self, o: &OE) -> String {
+        match o {
+            OE::Some(e) => format!("Some({})", self.fe(e)),
+            OE::None => "None".into(),
+            OE::Var(v) => v.clone(),
+            OE::If(c, a, b) => format!(
+                "(if {} {{ {} }} else {{ {} }})",
+                self.cond(c),
+                self.oe(a),
+                self.oe(b)
+            ),
+            OE::Call(name, args) => self.call(name, args),
         }
     }
 
@@ -387,6 +423,8 @@ impl Printer<'_> {
             },
             Cond::Flag(n) => n.clone(),
             Cond::CharIs(n, c) => format!("({n} == {c:?})"),
+            Cond::IsSome(o, true) => format!("{o}.is_some()"),
+            Cond::IsSome(o, false) => format!("{o}.is_none()"),
         }
     }
 }

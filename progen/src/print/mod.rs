@@ -129,6 +129,7 @@ impl<'a> Printer<'a> {
             (Ty::FnArg(0), _) => "G0".into(),
             (Ty::FnArg(1), _) => format!("impl Fn({f}) -> {f}"),
             (Ty::FnArg(_), _) => format!("fn({f}) -> {f}"),
+            (Ty::OptF, _) => format!("Option<{f}>"),
         }
     }
 
@@ -233,6 +234,8 @@ impl<'a> Printer<'a> {
                 Shape::Array => format!(" -> [{}; 2]", self.float_ty()),
                 Shape::Vec => format!(" -> Vec<{}>", self.float_ty()),
             }
+        } else if f.ret_opt {
+            format!(" -> Option<{}>", self.float_ty())
         } else if f.returns {
             format!(" -> {}", self.float_ty())
         } else {
@@ -259,6 +262,10 @@ impl<'a> Printer<'a> {
         self.indent += 1;
         for s in &f.body {
             self.stmt(s);
+        }
+        if let Some(t) = &f.tail_opt {
+            let t = self.oe(t);
+            self.line(&t);
         }
         match (&f.tail, &f.tail2) {
             (Some(a), Some(b)) => {

@@ -342,6 +342,14 @@ impl Printer<'_> {
                     "let {name}: Option<{t}> = if {c} {{ Some({v}) }} else {{ None }};"
                 ));
             }
+            Stmt::LetOptE(name, o) => {
+                let o = self.oe(o);
+                self.line(&format!("let {name}: Option<{ft}> = {o};"));
+            }
+            Stmt::ReturnOpt(o) => {
+                let o = self.oe(o);
+                self.line(&format!("return {o};"));
+            }
             Stmt::IfLet {
                 opt,
                 var,
