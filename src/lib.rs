@@ -85,8 +85,8 @@ pub use ad_macros::Differentiable;
 pub use ad_runtime::{
     Accumulate, Arg, ArrayRef, Const, ConstSlice, Differentiable, Dup, DupMut, Error,
     ForwardClosure, Function, Linear, Location, Mode, NoDerivative, NoTangent, Origin, Param, Real,
-    ReverseClosure, Seed, ShapeMismatch, ShapelessZero, Slice, SliceMut, Tan, grad, jvp, try_jvp,
-    try_value_and_grad, try_vjp, value_and_grad, vjp, vjp_into,
+    Ref, ReverseClosure, Seed, ShapeMismatch, ShapelessZero, Slice, SliceMut, Tan, grad, jvp,
+    try_jvp, try_value_and_grad, try_vjp, value_and_grad, vjp, vjp_into,
 };
 
 /// Rules registered at run time.

@@ -462,3 +462,63 @@ fn tangents_of_structs_add_and_have_coordinates() {
     let wrong = ad::try_jvp(neuron, (l.clone(), Pair(0.5, 0.5)), (short, Pair(1.0, 0.0)));
     assert!(wrong.is_err(), "{wrong:?}");
 }
+
+/// A struct by reference (`&Line`), as a model is passed beside its data: differentiated as the
+/// struct, its gradient the struct's tangent.
+#[derive(Clone, Debug, PartialEq, ad::Differentiable)]
+struct Line {
+    slope: f64,
+    intercept: f64,
+    name: String,
+}
+
+#[differentiable]
+fn sse(m: &Line, xs: &[f64], ys: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..xs.len() {
+        let r = m.slope * xs[i] + m.intercept - ys[i];
+        s += r * r;
+    }
+    s
+}
+
+fn sse_d(slope: D, intercept: D, xs: &[f64], ys: &[f64]) -> D {
+    let mut s = D::from_re(0.0);
+    for i in 0..xs.len() {
+        let r = slope * xs[i] + intercept - ys[i];
+        s += r * r;
+    }
+    s
+}
+
+#[test]
+fn a_struct_by_reference() {
+    let (xs, ys) = ([0.0, 1.0, 2.0, 3.5], [1.0, 2.5, 2.9, 5.0]);
+    for slope in grid(-1.0, 2.0, 4) {
+        let m = Line {
+            slope,
+            intercept: 0.3,
+            name: "fit".into(),
+        };
+        let value = sse(&m, &xs, &ys);
+        let (g, _, _) = ad::grad(sse, (&m, &xs[..], &ys[..]));
+        let (pv, pullback) = ad::vjp(sse, (&m, &xs[..], &ys[..]));
+        let (p, _, _) = pullback(1.0);
+        assert_eq!(pv.to_bits(), value.to_bits());
+        assert_eq!(g, p);
+        let want = [
+            sse_d(D::new(slope, 1.0), D::new(0.3, 0.0), &xs, &ys),
+            sse_d(D::new(slope, 0.0), D::new(0.3, 1.0), &xs, &ys),
+        ];
+        assert!(close(want[0].re, value, TOL));
+        assert!(close(g.slope, want[0].eps, TOL) && close(g.intercept, want[1].eps, TOL));
+        let zero = [0.0; 4];
+        let t = LineTangent {
+            slope: 1.0,
+            intercept: 0.0,
+            name: ad::NoTangent,
+        };
+        let (_, j) = ad::jvp(sse, (&m, &xs[..], &ys[..]), (t, &zero[..], &zero[..]));
+        assert!(close(j, want[0].eps, TOL));
+    }
+}

@@ -465,6 +465,54 @@ fn structure(
         }
     };
 
+    // `&Name` as a parameter: differentiated as the struct (the kind `ad::Ref`), its tangent and
+    // adjoint the struct's tangent by value.
+    let by_ref = {
+        let mut generics = input.generics.clone();
+        generics.params.insert(0, syn::parse_quote!('__ad_r));
+        let (ref_impl, _, _) = generics.split_for_impl();
+        let this = quote!(#name #ty_generics);
+        let t = quote!(<#this as #diff>::Tangent);
+        quote! {
+            impl #ref_impl #krate::Param for &'__ad_r #this
+            where for<'__ad> #this: ::core::clone::Clone + 'static, #(#predicates),*
+            {
+                type Marker = #krate::Ref<#this>;
+                type Shadow = #t;
+                type Bar = ();
+                type Store = ();
+                type Grad = #t;
+                #[inline(always)]
+                fn into_ref<'__ad_s>(self) -> &'__ad_s #this where Self: '__ad_s { self }
+                #[inline(always)]
+                fn shadow_into<'__ad_s>(shadow: #t) -> #t where Self: '__ad_s { shadow }
+                #[inline(always)]
+                fn dup_in<'__ad_s>(self, _: &'__ad_s mut ()) -> &'__ad_s #this where Self: '__ad_s { self }
+                #[inline(always)]
+                fn store(&self) {}
+                #[inline(always)]
+                fn empty_store() {}
+                #[inline(always)]
+                fn store_from(_: &()) {}
+                #[inline(always)]
+                fn store_into(_: (), _: ()) {}
+                #[inline(always)]
+                fn grad(adjoint: #t, _: ()) -> #t { adjoint }
+                fn zero_adj(&self) -> #t { #diff::zero_tangent(*self) }
+                fn check_shadow(&self, shadow: &#t) -> ::core::result::Result<(), #krate::ShapeMismatch> {
+                    #diff::check_tangent(*self, shadow)
+                }
+                fn try_clone(&self) -> ::core::option::Option<Self> { ::core::option::Option::Some(*self) }
+                fn shadow_dim(&self) -> usize { #krate::Linear::dim(&#diff::zero_tangent(*self)) }
+                fn unit_shadow(&self, i: usize) -> #t { #krate::Linear::unit_like(&#diff::zero_tangent(*self), i) }
+                fn zero_shadow(&self) -> #t { #diff::zero_tangent(*self) }
+                fn adj_dim(adjoint: &#t) -> usize { #krate::Linear::dim(adjoint) }
+                fn dot(adjoint: &#t, shadow: &#t) -> f64 { #krate::Linear::dot(adjoint, shadow) }
+                fn set_adj(adjoint: &mut #t, i: usize, value: f64) { #krate::Linear::set(adjoint, i, value) }
+            }
+        }
+    };
+
     Ok(quote! {
         #companion
 
@@ -484,6 +532,7 @@ fn structure(
 
             #tangent_traits
             #tapeable
+            #by_ref
         };
 
         #generic_fn

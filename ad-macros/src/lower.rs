@@ -203,9 +203,11 @@ impl Lower {
             match arg {
                 FnArg::Receiver(r) => self.errors.push(err(r, "#[differentiable] does not support methods; write a free function that takes the value as an argument")),
                 FnArg::Typed(pt) => {
-                    // A value, `&[T]`, `&mut [T]`, `&[T; N]`, or `Const` of a value or of a
-                    // `&[T]`. A reference to an array is differentiated as the array.
-                    let by_ref = array_ref_of(&pt.ty);
+                    // A value, `&[T]`, `&mut [T]`, `&[T; N]`, `&Model`, or `Const` of a value or
+                    // of a `&[T]`. A reference to an array or to a struct is differentiated as
+                    // the array or the struct.
+                    let struct_ref = crate::lower::names::struct_ref_of(&pt.ty, &self.type_params);
+                    let by_ref = array_ref_of(&pt.ty).or(struct_ref);
                     let held = const_of(&pt.ty);
                     // `&mut [T; N]`: an output, differentiated as the `&mut [T]` it derefs to.
                     let out_array = mut_array_ref_as_slice(&pt.ty);

@@ -15,8 +15,8 @@ pub use api::{grad, jvp, try_jvp, try_value_and_grad, try_vjp, value_and_grad, v
 pub use constant::{Const, ConstSlice};
 pub use error::Error;
 pub use function::{
-    Arg, ArrayRef, Dup, DupMut, ForwardClosure, Function, Param, ReverseClosure, Slice, SliceMut,
-    Tan,
+    Arg, ArrayRef, Dup, DupMut, ForwardClosure, Function, Param, Ref, ReverseClosure, Slice,
+    SliceMut, Tan,
 };
 pub use real::Real;
 pub use registry::{Location, Mode, Origin};

@@ -286,7 +286,20 @@ impl Lower {
             if let Some((var, ident)) = self.local_var(a)
                 && self.array_refs.contains(&var)
             {
-                self.errors.push(err(a, format!("#[differentiable] does not pass a reference to an array on to another function yet: `{ident}` is differentiated as the array it refers to; pass the array (`*{ident}`) to a function that takes `[T; N]`")));
+                let array = self.vars[var.0 as usize]
+                    .ty
+                    .as_ref()
+                    .is_some_and(|t| matches!(t, Type::Array(_)));
+                let message = if array {
+                    format!(
+                        "#[differentiable] does not pass a reference to an array on to another function yet: `{ident}` is differentiated as the array it refers to; pass the array (`*{ident}`) to a function that takes `[T; N]`"
+                    )
+                } else {
+                    format!(
+                        "#[differentiable] does not pass a reference to a struct on to another function yet: `{ident}` is differentiated as the struct it refers to; pass the fields the callee reads (`{ident}.x`), or take the struct by value in both functions"
+                    )
+                };
+                self.errors.push(err(a, message));
             }
         }
         // A slice parameter may be passed on whole: the callee gets it with its tangent or

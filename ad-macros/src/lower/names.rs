@@ -82,6 +82,32 @@ pub fn array_ref_of(ty: &Type) -> Option<&Type> {
     }
 }
 
+/// For a shared reference to a struct of the user's own, `&Model`: the struct type, which the
+/// derivative works on as the struct (`#[derive(ad::Differentiable)]` gives `&Model` its
+/// `Param`). A type parameter, a primitive or a standard type is not one.
+pub fn struct_ref_of<'t>(ty: &'t Type, type_params: &[String]) -> Option<&'t Type> {
+    match ty {
+        Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
+            Type::Path(p) if p.qself.is_none() => {
+                let last = p.path.segments.last()?;
+                let name = last.ident.to_string();
+                let std_type = matches!(
+                    name.as_str(),
+                    "Vec" | "Option" | "String" | "Box" | "Const" | "Rc" | "Arc"
+                );
+                (name.starts_with(char::is_uppercase)
+                    && !std_type
+                    && !(p.path.segments.len() == 1 && type_params.contains(&name)))
+                .then_some(&*r.elem)
+            }
+            _ => None,
+        },
+        Type::Paren(p) => struct_ref_of(&p.elem, type_params),
+        Type::Group(g) => struct_ref_of(&g.elem, type_params),
+        _ => None,
+    }
+}
+
 /// For `&mut [E; N]`, the slice type `&mut [E]` it is differentiated as: an output written
 /// in place, like a `&mut [E]` of length `N`.
 pub fn mut_array_ref_as_slice(ty: &Type) -> Option<Type> {

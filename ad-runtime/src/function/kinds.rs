@@ -97,6 +97,19 @@ impl<E: Differentiable + 'static, const N: usize> Arg for ArrayRef<E, N> {
     const BUFFER: bool = false;
 }
 
+/// The kind of a shared reference to a struct with `#[derive(ad::Differentiable)]`
+/// (`&Model`): differentiated as the struct. The tangent and the adjoint are the struct's
+/// tangent, by value.
+pub struct Ref<T>(PhantomData<fn() -> T>);
+
+impl<T: Differentiable + 'static> Arg for Ref<T> {
+    type Ref<'a> = &'a T;
+    type Shadow<'a> = T::Tangent;
+    type Dup<'a> = &'a T;
+    type Adj = T::Tangent;
+    const BUFFER: bool = false;
+}
+
 /// A `&[E]` argument of a reverse rule: the values, and the buffer its adjoints are added to.
 ///
 /// ```

@@ -14,7 +14,7 @@ mod partial;
 mod sweep;
 
 pub use closures::{ForwardClosure, ReverseClosure};
-pub use kinds::{Arg, ArrayRef, Dup, DupMut, Slice, SliceMut};
+pub use kinds::{Arg, ArrayRef, Dup, DupMut, Ref, Slice, SliceMut};
 pub use param::Param;
 pub use partial::{augmented_with, backward_into_with, backward_with, forward_with};
 pub use sweep::{Sweep, Swept, Tupled};
