@@ -153,13 +153,33 @@ fn lower_and_check(
 }
 
 pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    if let Ok(block) = syn::parse2::<syn::ItemImpl>(item.clone()) {
+        return crate::methods::differentiable_impl(args, block);
+    }
+    let func = parse_fn(item, "differentiable");
+    derivatives(args, func, None)
+}
+
+/// What a method is to the registry: its path (`<Spring>::energy`), in place of the free
+/// function the macro differentiates for it, which is not emitted.
+pub struct Method {
+    pub path: TokenStream,
+}
+
+/// The derivatives of `func` and their registration, with `func` itself, or, for a method, for
+/// the method's path without the free function that stands for it.
+pub fn derivatives(
+    args: TokenStream,
+    func: syn::Result<ItemFn>,
+    method: Option<&Method>,
+) -> syn::Result<TokenStream> {
     let args = attr::differentiable(args);
     // With arguments in error, the lowering still reports its own errors, with the default path.
     let krate = args
         .as_ref()
         .map_or_else(|_| quote!(::ad), |a| a.krate.clone());
-    let lowered = parse_fn(item, "differentiable")
-        .and_then(|func| lower_and_check(&func, &krate).map(|(ir, act)| (func, ir, act)));
+    let lowered =
+        func.and_then(|func| lower_and_check(&func, &krate).map(|(ir, act)| (func, ir, act)));
     // Errors in the arguments and in the function, all together.
     let (args, (func, ir, act)) = both(args, lowered)?;
     let krate = &args.krate;
@@ -205,7 +225,11 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
         // The arity named, so that rustc picks the one impl of `Function` that can fit
         // without trying those of every other arity.
         let holes = func.sig.inputs.iter().map(|_| quote!(_));
-        let parts = quote_spanned!(name.span()=> #krate_at_name::__private::Function::<(#(#holes,)*)>::#parts_fn(&#name #turbofish, #name #turbofish as usize));
+        let item = match method {
+            Some(m) => m.path.clone(),
+            None => quote!(#name #turbofish),
+        };
+        let parts = quote_spanned!(name.span()=> #krate_at_name::__private::Function::<(#(#holes,)*)>::#parts_fn(&#item, #item as usize));
         quote! {
             {
                 #[allow(unused_assignments)]
@@ -280,6 +304,12 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
     // (`Partial`); an instantiation of the second kind registers its own at its first call.
     let functions = ir.params.iter().any(|p| p.function);
     let consts: Vec<&Ident> = func.sig.generics.const_params().map(|c| &c.ident).collect();
+    if method.is_some() && (functions || !func.sig.generics.params.is_empty()) {
+        return Err(syn::Error::new_spanned(
+            &func.sig.ident,
+            "#[differentiable] does not differentiate generic methods or methods that take functions yet: write a free function and call it from the method",
+        ));
+    }
     if functions || !consts.is_empty() {
         let vis = &func.vis;
         let public = |item: &TokenStream| -> TokenStream {
@@ -327,6 +357,8 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> syn::Result<Token
         });
     }
 
+    // A method stays where it is written, in its `impl` block.
+    let func = method.is_none().then_some(func);
     Ok(quote! {
         #func
 

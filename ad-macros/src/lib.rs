@@ -10,6 +10,7 @@ mod forward;
 mod generics;
 mod ir;
 mod lower;
+mod methods;
 mod prims;
 mod reverse;
 mod signature;

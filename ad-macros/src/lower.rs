@@ -201,7 +201,7 @@ impl Lower {
         let mut params = Vec::new();
         for (i, arg) in sig.inputs.iter().enumerate() {
             match arg {
-                FnArg::Receiver(r) => self.errors.push(err(r, "#[differentiable] does not support methods; write a free function that takes the value as an argument")),
+                FnArg::Receiver(r) => self.errors.push(err(r, "#[differentiable] on a method needs the type the method belongs to: put it on the `impl` block (`#[ad::differentiable] impl Model { .. }`), which differentiates every method in it")),
                 FnArg::Typed(pt) => {
                     // A value, `&[T]`, `&mut [T]`, `&[T; N]`, `&Model`, or `Const` of a value or
                     // of a `&[T]`. A reference to an array or to a struct is differentiated as
