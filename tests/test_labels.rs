@@ -339,3 +339,43 @@ fn labelled_continue_out_of_a_loop_over_a_chain() {
         }
     }
 }
+
+/// A `loop`'s value set by a labelled `break` from an inner loop, of a type without `Default`:
+/// an array of 40 elements (`Default` stops at 32).
+#[differentiable]
+fn wide(x: f64, n: i32) -> f64 {
+    let mut t = x;
+    let v = 'search: loop {
+        for i in 0..n {
+            t = t * 0.5 + 0.3;
+            if t > 0.6 {
+                break 'search [t * i as f64; 40];
+            }
+        }
+        break [t; 40];
+    };
+    v[0] + v[39] * x
+}
+
+fn wide_d(x: D, n: i32) -> D {
+    let mut t = x;
+    let v = 'search: loop {
+        for i in 0..n {
+            t = t * 0.5 + 0.3;
+            if t.re > 0.6 {
+                break 'search [t * i as f64; 40];
+            }
+        }
+        break [t; 40];
+    };
+    v[0] + v[39] * x
+}
+
+#[test]
+fn a_loop_value_without_default() {
+    for n in 0..4 {
+        for x in grid(-1.0, 2.0, 13) {
+            seen1!(wide, wide_d, x, n).check(&format!("wide({x}, {n})"));
+        }
+    }
+}

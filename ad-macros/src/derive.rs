@@ -447,6 +447,29 @@ fn structure(
     } else {
         quote!(#name { #(#members: #locals),* })
     };
+    // A placeholder, where a `loop`'s value of this type starts (see `Placeholder`): field by
+    // field, where every field has one.
+    let holder_bounds = fields.iter().map(|f| {
+        let ty = &f.ty;
+        quote!(for<'__ad> #ty: #private::Placeholder)
+    });
+    let holder_parts = fields
+        .iter()
+        .map(|_| quote!(#private::Placeholder::placeholder()));
+    let holder_value = if fields.is_empty() {
+        quote!(#name {})
+    } else {
+        quote!(#name { #(#members: #holder_parts),* })
+    };
+    let placeholder = quote! {
+        impl #impl_generics #private::Placeholder for #name #ty_generics
+        where #(#tape_predicates,)* #(#holder_bounds),*
+        {
+            fn placeholder() -> Self {
+                #holder_value
+            }
+        }
+    };
     let tapeable = quote! {
         impl #impl_generics #private::Tapeable for #name #ty_generics
         where #(#tape_predicates,)* #(#tape_bounds),*
@@ -532,6 +555,7 @@ fn structure(
 
             #tangent_traits
             #tapeable
+            #placeholder
             #by_ref
         };
 

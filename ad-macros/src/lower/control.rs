@@ -74,11 +74,12 @@ impl Lower {
                 // A jump from an inner loop leaves through a test of the flag, after which rustc
                 // cannot see that the value was assigned; so does a jump from inside this loop
                 // to one around it, which leaves it without a value. It starts as a value of its
-                // type.
+                // type, never read.
                 let init = self.value(Span::call_site());
+                let krate = &self.krate;
                 out.push(Inst::Opaque {
                     out: init,
-                    tokens: quote!(::core::default::Default::default()),
+                    tokens: quote!(#krate::__private::Placeholder::placeholder()),
                     reads: Vec::new(),
                     may_write: false,
                     only_inactive: None,

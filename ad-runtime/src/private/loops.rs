@@ -231,3 +231,91 @@ mod tests {
         let _ = vec_repeat(0u64, usize::MAX);
     }
 }
+
+/// A value of a type, never read: where a `loop`'s value starts before a labelled jump sets it
+/// (rustc cannot see that the flag test after the inner loop passes only once it is set). Any
+/// value of the supported language has one, arrays of any length included (which `Default`
+/// stops at 32), and `#[derive(ad::Differentiable)]` gives a struct one.
+pub trait Placeholder {
+    /// The value.
+    fn placeholder() -> Self;
+}
+
+macro_rules! default_placeholder {
+    ($($t:ty),*) => {$(
+        impl Placeholder for $t {
+            #[inline(always)]
+            fn placeholder() -> $t {
+                <$t as Default>::default()
+            }
+        }
+    )*};
+}
+default_placeholder!(
+    f32,
+    f64,
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    bool,
+    char,
+    ()
+);
+
+impl Placeholder for crate::NoTangent {
+    #[inline(always)]
+    fn placeholder() -> Self {
+        crate::NoTangent
+    }
+}
+
+impl<T: Placeholder, const N: usize> Placeholder for [T; N] {
+    #[inline]
+    fn placeholder() -> Self {
+        core::array::from_fn(|_| T::placeholder())
+    }
+}
+
+impl<T> Placeholder for Vec<T> {
+    #[inline]
+    fn placeholder() -> Self {
+        Vec::new()
+    }
+}
+
+impl<T> Placeholder for Option<T> {
+    #[inline]
+    fn placeholder() -> Self {
+        None
+    }
+}
+
+macro_rules! tuple_placeholder {
+    ($(($($T:ident),+))*) => {$(
+        impl<$($T: Placeholder),+> Placeholder for ($($T,)+) {
+            #[inline]
+            fn placeholder() -> Self {
+                ($($T::placeholder(),)+)
+            }
+        }
+    )*};
+}
+tuple_placeholder! {
+    (A)
+    (A, B)
+    (A, B, C)
+    (A, B, C, D)
+    (A, B, C, D, E)
+    (A, B, C, D, E, F)
+    (A, B, C, D, E, F, G)
+    (A, B, C, D, E, F, G, H)
+}
