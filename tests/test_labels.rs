@@ -345,28 +345,36 @@ fn labelled_continue_out_of_a_loop_over_a_chain() {
 #[differentiable]
 fn wide(x: f64, n: i32) -> f64 {
     let mut t = x;
+    let mut round = 0;
     let v = 'search: loop {
+        round += 1;
         for i in 0..n {
             t = t * 0.5 + 0.3;
             if t > 0.6 {
                 break 'search [t * i as f64; 40];
             }
         }
-        break [t; 40];
+        if round > 2 {
+            break [t; 40];
+        }
     };
     v[0] + v[39] * x
 }
 
 fn wide_d(x: D, n: i32) -> D {
     let mut t = x;
+    let mut round = 0;
     let v = 'search: loop {
+        round += 1;
         for i in 0..n {
             t = t * 0.5 + 0.3;
             if t.re > 0.6 {
                 break 'search [t * i as f64; 40];
             }
         }
-        break [t; 40];
+        if round > 2 {
+            break [t; 40];
+        }
     };
     v[0] + v[39] * x
 }
