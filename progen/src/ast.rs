@@ -523,6 +523,13 @@ pub enum ForKind {
         y: String,
         b: String,
     },
+    /// `for w in a.windows(k)` (or `chunks`, `chunks_exact`), read as `w[j]`.
+    Windows {
+        var: String,
+        arr: String,
+        kind: &'static str,
+        k: usize,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -671,6 +678,15 @@ pub enum Stmt {
         lo: IE,
         hi: IE,
     },
+    /// `let name = &mut arr[lo..hi];`, a mutable view, then `body`, which uses it and not
+    /// `arr` (printed in the same block: the view's borrow ends with its last use).
+    LetMutView {
+        name: String,
+        arr: String,
+        lo: IE,
+        hi: IE,
+        body: Vec<Stmt>,
+    },
     /// `let name: Option<usize> = if cond { Some(ie) } else { None };`, or of a float
     /// (`Option<f64>`, which carries the derivative of `Some`'s value).
     LetOpt(String, Cond, OptInit),
@@ -726,7 +742,7 @@ fn walk_stmt_blocks(s: &mut Stmt, f: &mut dyn FnMut(&mut Vec<Stmt>)) {
             walk_blocks_mut(then, f);
             walk_blocks_mut(els, f);
         }
-        Stmt::WhileLet { body, .. } => walk_blocks_mut(body, f),
+        Stmt::WhileLet { body, .. } | Stmt::LetMutView { body, .. } => walk_blocks_mut(body, f),
         Stmt::For(_, b)
         | Stmt::LetBlock { body: b, .. }
         | Stmt::While { body: b, .. }

@@ -279,6 +279,7 @@ fn compiles_plausibly(g: &Func, funcs: &[Func]) -> bool {
                     bound.insert(var.clone());
                     collect(body, bound);
                 }
+                Stmt::LetMutView { body, .. } => collect(body, bound),
                 Stmt::Match(_, arms) => {
                     for (_, b) in arms {
                         collect(b, bound);
@@ -341,6 +342,7 @@ fn loose_jump(stmts: &[Stmt], labels: &[String], in_loop: bool) -> bool {
         | Stmt::LetLoop { body, .. }
         | Stmt::Counter { body, .. }
         | Stmt::WhileLet { body, .. } => loose_jump(body, labels, true),
+        Stmt::LetMutView { body, .. } => loose_jump(body, labels, in_loop),
         _ => false,
     })
 }
@@ -351,6 +353,7 @@ fn for_names(k: &ForKind) -> Vec<String> {
         ForKind::Iter { elem, .. } => vec![elem.clone()],
         ForKind::Enumerate { idx, elem, .. } => vec![idx.clone(), elem.clone()],
         ForKind::Zip { x, y, .. } => vec![x.clone(), y.clone()],
+        ForKind::Windows { var, .. } => vec![var.clone()],
     }
 }
 
@@ -367,7 +370,10 @@ fn declared(s: &Stmt) -> Vec<String> {
         Stmt::LetCollect(name, _)
         | Stmt::LetClosure { name, .. }
         | Stmt::LetArrMap { name, .. } => vec![name.clone()],
-        Stmt::LetOpt(name, ..) | Stmt::LetOptE(name, _) | Stmt::LetView { name, .. } => {
+        Stmt::LetOpt(name, ..)
+        | Stmt::LetOptE(name, _)
+        | Stmt::LetView { name, .. }
+        | Stmt::LetMutView { name, .. } => {
             vec![name.clone()]
         }
         Stmt::LetElse { var, .. } => vec![var.clone()],
@@ -764,6 +770,11 @@ fn visit_func_fes(f: &mut Func, visit: &mut dyn FnMut(&mut FE)) {
                 Stmt::LetView { lo, hi, .. } => {
                     ie_fes(lo, &mut |e| deep(e, visit));
                     ie_fes(hi, &mut |e| deep(e, visit));
+                }
+                Stmt::LetMutView { lo, hi, body, .. } => {
+                    ie_fes(lo, &mut |e| deep(e, visit));
+                    ie_fes(hi, &mut |e| deep(e, visit));
+                    stmts(body, visit);
                 }
                 Stmt::LetOpt(_, c, init) => {
                     cond_fes(c, &mut |e| deep(e, visit));

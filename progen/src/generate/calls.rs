@@ -253,7 +253,7 @@ impl Gen<'_> {
                 .iter()
                 .rev()
                 .find(|v| &v.name == n)
-                .is_some_and(|v| v.kind == AKind::Out)
+                .is_some_and(|v| matches!(v.kind, AKind::Out | AKind::MutView))
         };
         args.iter().enumerate().any(|(i, a)| {
             let lent = match a {
@@ -310,6 +310,8 @@ impl Gen<'_> {
                     av.spent += spent * self.execs;
                     self.out_spent += spent * self.execs;
                 }
+                // Its variable's (and the function's, for an output) when the view ends.
+                AKind::MutView => av.spent += spent * self.execs,
                 AKind::LocalArr | AKind::LocalVec | AKind::Arr | AKind::Vec
                     if matches!(a, Arg::Part(..)) =>
                 {

@@ -114,13 +114,7 @@ impl Gen<'_> {
             return None;
         }
         let a = self.rng.pick(&arrays).clone();
-        // `windows`, `chunks` and `chunks_exact` of a view are rejected by the macro ("does not
-        // support `.chunks_exact(..)` on a slice bound by `let`; call it on the variable the
-        // slice is part of"), as the README's limitations say of viewing a view again.
-        //
-        let view = a.kind == AKind::View;
-        let (source, count, win) = match self.rng.weighted(&[3, 3, 1, 1, if view { 0 } else { 2 }])
-        {
+        let (source, count, win) = match self.rng.weighted(&[3, 3, 1, 1, 2]) {
             0 => (
                 Source::Iter {
                     arr: a.name.clone(),
@@ -414,6 +408,11 @@ impl Gen<'_> {
         let Some(a) = self.pick_array(true) else {
             return;
         };
+        self.for_iter_mut_of(a, out);
+    }
+
+    /// `for v in a.iter_mut() { .. }` of `a`.
+    pub(super) fn for_iter_mut_of(&mut self, a: AVar, out: &mut Vec<Stmt>) {
         let at = self.arrays.iter().rposition(|v| v.name == a.name).unwrap();
         let saved = self.arrays.clone();
         self.arrays.retain(|v| v.name != a.name);

@@ -101,7 +101,7 @@ impl Gen<'_> {
             }
             6 if !self.arrays.is_empty() => {
                 let a = self.rng.pick(&self.arrays).clone();
-                if a.len <= len {
+                if a.len <= len && (a.kind != AKind::Window || a.len >= 2) {
                     IE::Sub(Box::new(IE::Len(a.name)), Box::new(IE::Lit(1)))
                 } else {
                     IE::Lit(0)

@@ -39,6 +39,14 @@ impl Gen<'_> {
     pub(super) fn for_loop(&mut self, out: &mut Vec<Stmt>) {
         let label = self.maybe_label();
         let iter = self.rng.chance(0.4);
+        if iter
+            && self.rng.chance(0.25)
+            && let Some(a) = self.pick_array(false)
+            && a.len >= 2
+        {
+            self.for_windows(out, a, label);
+            return;
+        }
         if iter && let Some(a) = self.pick_array(false) {
             {
                 let mark = (self.floats.len(), self.ints.len());
@@ -90,7 +98,11 @@ impl Gen<'_> {
                     _ => {
                         let slice_like = matches!(
                             a.kind,
-                            AKind::Slice | AKind::Out | AKind::ConstSlice | AKind::View
+                            AKind::Slice
+                                | AKind::Out
+                                | AKind::ConstSlice
+                                | AKind::View
+                                | AKind::MutView
                         );
                         let forms: &[IterForm] = if slice_like {
                             &[IterForm::RefPat, IterForm::Copied, IterForm::Deref]
@@ -146,8 +158,18 @@ impl Gen<'_> {
         let var = self.fresh("i");
         // The bounds: literals, a length, or an index parameter.
         let (lo, hi_ie, hi_val) = match self.rng.below(4) {
-            0 if !self.arrays.is_empty() => {
-                let a = self.rng.pick(&self.arrays).clone();
+            0 if self
+                .arrays
+                .iter()
+                .any(|a| a.kind != AKind::Window || a.len >= 2) =>
+            {
+                let c: Vec<AVar> = self
+                    .arrays
+                    .iter()
+                    .filter(|a| a.kind != AKind::Window || a.len >= 2)
+                    .cloned()
+                    .collect();
+                let a = self.rng.pick(&c).clone();
                 (0, IE::Len(a.name), a.len)
             }
             1 => {
@@ -186,6 +208,57 @@ impl Gen<'_> {
             inclusive,
             rev,
             step,
+        };
+        Self::push_labelled(out, label, Stmt::For(kind, body));
+    }
+
+    /// `for w in a.windows(k) { .. w[j] .. }` (or `chunks`, `chunks_exact`); `a` is not
+    /// written while the loop borrows it.
+    pub(super) fn for_windows(&mut self, out: &mut Vec<Stmt>, a: AVar, label: Option<String>) {
+        let kind = *self.rng.pick(&["windows", "chunks", "chunks_exact"]);
+        let k = self.rng.range(1, a.len.min(3));
+        let (trips, win) = match kind {
+            "windows" => (a.len - k + 1, k),
+            // The last chunk may be shorter: only its first element is read.
+            "chunks" => (a.len.div_ceil(k), 1),
+            _ => (a.len / k, k),
+        };
+        let var = self.fresh("w");
+        let at = self.arrays.iter().rposition(|v| v.name == a.name).unwrap();
+        let locked = self.arrays[at].locked;
+        self.arrays[at].locked = true;
+        let mark = self.arrays.len();
+        self.arrays.push(AVar {
+            name: var.clone(),
+            kind: AKind::Window,
+            len: win,
+            cap: a.cap,
+            base: a.cap,
+            spent: 0.0,
+            locked: true,
+            param_mut: false,
+            active: false,
+        });
+        let mut body = self.loop_body(trips as f64, false, label.clone());
+        // The window's reason to be: an element of it read into a mutable float.
+        if let Some(acc) = self.pick_mutable() {
+            let j = self.rng.below(win);
+            let read = FE::Index(var.clone(), Box::new(IE::Lit(j)));
+            let (w, wb) = self.fe_capped(1, 1.0);
+            if self.spend(&acc, trips as f64, a.cap * wb) {
+                body.insert(
+                    0,
+                    Stmt::Assign(acc, AssignOp::Add, bin(BinOp::Mul, read, w)),
+                );
+            }
+        }
+        self.arrays.truncate(mark);
+        self.arrays[at].locked = locked;
+        let kind = ForKind::Windows {
+            var,
+            arr: a.name,
+            kind,
+            k,
         };
         Self::push_labelled(out, label, Stmt::For(kind, body));
     }

@@ -60,8 +60,13 @@ enum AKind {
     View,
     LocalArr,
     LocalVec,
-    /// A window or chunk inside a chain's closure: read as `w[j]` and `w.len()` only.
+    /// A window or chunk inside a chain's closure or a `for` loop: read as `w[j]`, and as
+    /// `w.len()` if it has at least two elements (a chunk of `chunks` has one: the last may
+    /// be shorter than the others).
     Window,
+    /// `let row = &mut a[lo..hi];`: written, read, lent to callees that write it; `a` is out
+    /// of scope while it lives.
+    MutView,
 }
 
 #[derive(Clone)]
@@ -83,7 +88,11 @@ struct AVar {
 
 impl AVar {
     fn writable(&self) -> bool {
-        (self.param_mut || matches!(self.kind, AKind::Out | AKind::LocalArr | AKind::LocalVec))
+        (self.param_mut
+            || matches!(
+                self.kind,
+                AKind::Out | AKind::LocalArr | AKind::LocalVec | AKind::MutView
+            ))
             && !self.locked
     }
 }

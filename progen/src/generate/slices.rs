@@ -67,7 +67,7 @@ impl Gen<'_> {
                         AKind::LocalArr | AKind::Arr => {
                             a.cap - a.base - a.spent >= need * self.execs
                         }
-                        AKind::LocalVec | AKind::Vec => {
+                        AKind::LocalVec | AKind::Vec | AKind::MutView => {
                             !array && a.cap - a.base - a.spent >= need * self.execs
                         }
                         _ => false,
@@ -87,12 +87,21 @@ impl Gen<'_> {
         // A local rather than this function's output, where there is one: the output is
         // passed on in most functions that have one already.
         let locals: Vec<AVar> = c.iter().filter(|a| a.kind != AKind::Out).cloned().collect();
-        let a = if !locals.is_empty() && self.rng.chance(0.7) {
+        let views: Vec<AVar> = c
+            .iter()
+            .filter(|a| a.kind == AKind::MutView)
+            .cloned()
+            .collect();
+        let a = if !views.is_empty() && self.rng.chance(0.6) {
+            self.rng.pick(&views).clone()
+        } else if !locals.is_empty() && self.rng.chance(0.7) {
             self.rng.pick(&locals).clone()
         } else {
             self.rng.pick(&c).clone()
         };
-        let output = a.kind == AKind::Out;
+        // A mutable view is passed on as an output slice is (`&mut row` would be a
+        // `&mut &mut [f64]`).
+        let output = matches!(a.kind, AKind::Out | AKind::MutView);
         if array {
             // As it is: a slice of it would not be a `&mut [f64; N]`.
             return Some(if output {
@@ -130,7 +139,15 @@ impl Gen<'_> {
             .arrays
             .iter()
             .filter(|a| {
-                a.len >= 2 && matches!(a.kind, AKind::Slice | AKind::LocalArr | AKind::LocalVec)
+                a.len >= 2
+                    && matches!(
+                        a.kind,
+                        AKind::Slice
+                            | AKind::LocalArr
+                            | AKind::LocalVec
+                            | AKind::View
+                            | AKind::MutView
+                    )
             })
             .cloned()
             .collect();
@@ -138,22 +155,12 @@ impl Gen<'_> {
             return;
         }
         let a = self.rng.pick(&c).clone();
-        let k = self.rng.range(2, a.len);
-        let rows: Vec<IVar> = self
-            .ints
-            .iter()
-            .filter(|i| (i.hi + 1) * k <= a.len)
-            .cloned()
-            .collect();
-        let (lo, hi) = if !rows.is_empty() && self.rng.chance(0.5) {
-            let i = self.rng.pick(&rows).clone();
-            let lo = IE::Mul(Box::new(IE::Var(i.name.clone())), Box::new(IE::Lit(k)));
-            let next = IE::Add(Box::new(IE::Var(i.name)), Box::new(IE::Lit(1)));
-            (lo, IE::Mul(Box::new(next), Box::new(IE::Lit(k))))
-        } else {
-            let s = self.rng.below(a.len - k + 1);
-            (IE::Lit(s), IE::Lit(s + k))
-        };
+        self.let_view_of(a, out);
+    }
+
+    /// `let row = &a[lo..hi];` of `a`.
+    pub(super) fn let_view_of(&mut self, a: AVar, out: &mut Vec<Stmt>) {
+        let (lo, hi, k) = self.view_bounds(&a);
         let name = self.fresh("row");
         if a.kind != AKind::Slice {
             let at = self.arrays.iter().rposition(|v| v.name == a.name).unwrap();
@@ -177,6 +184,106 @@ impl Gen<'_> {
             arr: a.name,
             lo,
             hi,
+        });
+    }
+
+    /// The bounds of a view of `a` and its length: literals, or `i * k..(i + 1) * k`.
+    fn view_bounds(&mut self, a: &AVar) -> (IE, IE, usize) {
+        let k = self.rng.range(2, a.len);
+        let rows: Vec<IVar> = self
+            .ints
+            .iter()
+            .filter(|i| (i.hi + 1) * k <= a.len)
+            .cloned()
+            .collect();
+        let (lo, hi) = if !rows.is_empty() && self.rng.chance(0.5) {
+            let i = self.rng.pick(&rows).clone();
+            let lo = IE::Mul(Box::new(IE::Var(i.name.clone())), Box::new(IE::Lit(k)));
+            let next = IE::Add(Box::new(IE::Var(i.name)), Box::new(IE::Lit(1)));
+            (lo, IE::Mul(Box::new(next), Box::new(IE::Lit(k))))
+        } else {
+            let s = self.rng.below(a.len - k + 1);
+            (IE::Lit(s), IE::Lit(s + k))
+        };
+        (lo, hi, k)
+    }
+
+    /// `let row = &mut a[lo..hi];` of a local array or `Vec`, a `mut` parameter or an output,
+    /// then statements that write it (at least once), read it, lend it to callees that write
+    /// it, loop over it and view it again; `a` is out of scope until they end, and then has
+    /// what the view spent of its budget.
+    pub(super) fn let_mut_view(&mut self, out: &mut Vec<Stmt>) {
+        let c: Vec<usize> = (0..self.arrays.len())
+            .filter(|&i| {
+                let a = &self.arrays[i];
+                a.len >= 2
+                    && a.writable()
+                    && a.kind != AKind::MutView
+                    && !self.const_arrays.contains(&a.name)
+                    && self.arrays.iter().rposition(|v| v.name == a.name) == Some(i)
+            })
+            .collect();
+        if c.is_empty() {
+            return;
+        }
+        let at = *self.rng.pick(&c);
+        let a = self.arrays[at].clone();
+        let (lo, hi, k) = self.view_bounds(&a);
+        let name = self.fresh("row");
+        let parent = self.arrays.remove(at);
+        let view = AVar {
+            name: name.clone(),
+            kind: AKind::MutView,
+            active: false,
+            len: k,
+            cap: a.cap,
+            base: a.base,
+            spent: a.spent,
+            locked: false,
+            param_mut: false,
+        };
+        self.arrays.push(view.clone());
+        // The scope of the body (see `block`).
+        let marks = (self.floats.len(), self.arrays.len(), self.ints.len());
+        let (views, closures, opts) = (self.views.len(), self.closures.len(), self.opts.clone());
+        let mut body = Vec::new();
+        self.assign_elem_of(view.clone(), &mut body);
+        // Most of the time one of the other uses of a mutable view, then anything.
+        match self.rng.weighted(&[2, 2, 2, 2, 2]) {
+            0 => self.for_iter_mut_of(view, &mut body),
+            1 => self.call_stmt_writing(&mut body, true),
+            2 => self.let_view_of(view, &mut body),
+            3 => self.for_windows(&mut body, view, None),
+            _ => {}
+        }
+        let n = self.rng.range(1, 3);
+        body.extend(self.block(n));
+        while self.views.len() > views {
+            let (_, viewed, locked) = self.views.pop().unwrap();
+            if let Some(v) = self.arrays.iter_mut().rev().find(|v| v.name == viewed) {
+                v.locked = locked;
+            }
+        }
+        self.floats.truncate(marks.0);
+        self.arrays.truncate(marks.1);
+        self.ints.truncate(marks.2);
+        self.closures.truncate(closures);
+        self.opts = opts;
+        let view = self.arrays.pop().unwrap();
+        debug_assert!(view.kind == AKind::MutView);
+        let mut parent = parent;
+        if parent.kind == AKind::Out {
+            self.out_spent += view.spent - parent.spent;
+        }
+        parent.spent = view.spent;
+        parent.active = false;
+        self.arrays.insert(at, parent);
+        out.push(Stmt::LetMutView {
+            name,
+            arr: a.name,
+            lo,
+            hi,
+            body,
         });
     }
 

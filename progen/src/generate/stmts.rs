@@ -72,6 +72,7 @@ impl Gen<'_> {
             if deep { 0 } else { 1 },            // iter_mut
             2,                                   // view
             if self.lendable() { 3 } else { 0 }, // a local lent to a callee that writes it
+            if deep { 0 } else { 2 },            // mutable view
         ];
         match self.rng.weighted(&weights) {
             0 => {
@@ -193,7 +194,8 @@ impl Gen<'_> {
             24 => self.let_arr_map(out),
             25 => self.for_iter_mut(out),
             26 => self.let_view(out),
-            _ => self.call_stmt_writing(out, true),
+            27 => self.call_stmt_writing(out, true),
+            _ => self.let_mut_view(out),
         }
     }
 
@@ -201,7 +203,7 @@ impl Gen<'_> {
         let c: Vec<AVar> = self
             .arrays
             .iter()
-            .filter(|a| !write || a.writable())
+            .filter(|a| a.kind != AKind::Window && (!write || a.writable()))
             .cloned()
             .collect();
         (!c.is_empty()).then(|| self.rng.pick(&c).clone())
@@ -267,6 +269,11 @@ impl Gen<'_> {
         let Some(a) = self.pick_array(true) else {
             return;
         };
+        self.assign_elem_of(a, out);
+    }
+
+    /// `a[i] = ..`, `a[i] += ..` within `a`'s budget, `a[i] *= ..` or `a[i] /= ..`.
+    pub(super) fn assign_elem_of(&mut self, a: AVar, out: &mut Vec<Stmt>) {
         let mut idx = self.index(a.len);
         // `v[i] += ..` borrows a `Vec` mutably before its index is computed: an index that
         // reads `v` itself does not compile (rustc's own rule, without the macro too).

@@ -166,6 +166,9 @@ impl Printer<'_> {
                     ForKind::Zip { x, a, y, b } => {
                         format!("for (&{x}, &{y}) in {a}.iter().zip({b}.iter())")
                     }
+                    ForKind::Windows { var, arr, kind, k } => {
+                        format!("for {var} in {arr}.{kind}({k})")
+                    }
                 };
                 let l = self.take_label();
                 self.line(&format!("{l}{head} {{"));
@@ -329,8 +332,25 @@ impl Printer<'_> {
                 self.line(&format!("let [{}] = {d}{arr};", pats.join(", ")));
             }
             Stmt::LetView { name, arr, lo, hi } => {
-                let (lo, hi) = (self.ie(lo), self.ie(hi));
+                let lo = match lo {
+                    IE::Lit(0) => String::new(),
+                    lo => self.ie(lo),
+                };
+                let hi = self.ie(hi);
                 self.line(&format!("let {name} = &{arr}[{lo}..{hi}];"));
+            }
+            Stmt::LetMutView {
+                name,
+                arr,
+                lo,
+                hi,
+                body,
+            } => {
+                let (lo, hi) = (self.ie(lo), self.ie(hi));
+                self.line(&format!("let {name} = &mut {arr}[{lo}..{hi}];"));
+                for s in body {
+                    self.stmt(s);
+                }
             }
             Stmt::LetOpt(name, c, init) => {
                 let c = self.cond(c);
