@@ -199,8 +199,9 @@ pub enum FE {
     FromInt(Box<IE>),
     Call(String, Vec<Arg>),
     If(Box<Cond>, Box<FE>, Box<FE>),
-    /// `match ie { 0 => a, 1 | 2 => b, 3..=5 => c, _ => d }`: the arms' patterns and values.
-    Match(Box<IE>, Vec<(Pat, FE)>),
+    /// `match ie { 0 => a, 1 | 2 => b, 3..=5 => c, _ => d }`: the arms' patterns and values;
+    /// also on a pair of integers or a `Mode`.
+    Match(Box<Scrut>, Vec<(Pat, FE)>),
     /// `match cond { true => a, false => b }`.
     MatchBool(Box<Cond>, Box<FE>, Box<FE>),
     /// `std::f64::consts::NAME`.
@@ -400,6 +401,23 @@ pub enum Pat {
     Wild,
     /// `_ if cond`.
     Guard(Box<Cond>),
+    /// `(p, q)` of a pair of integers.
+    Tuple(Box<Pat>, Box<Pat>),
+    /// `Mode::A | Mode::C`: variants of the generated crate's `Mode` by number.
+    Modes(Vec<usize>),
+}
+
+/// The variants of the enum `Mode` each generated crate declares (`template/prelude.rs`).
+pub const MODES: [&str; 3] = ["A", "B", "C"];
+
+/// What a `match` examines.
+#[derive(Clone, Debug)]
+pub enum Scrut {
+    Int(IE),
+    /// `(a, b)`, matched by `Pat::Tuple`s.
+    Pair(IE, IE),
+    /// A `Mode` variable, matched by `Pat::Modes`.
+    Mode(String),
 }
 
 /// An argument of a call: the callee's parameter type decides its form.
@@ -637,8 +655,11 @@ pub enum Stmt {
     Assert(FE, bool),
     /// `const NAME: f64 = lit;`
     Const(String, f64),
-    /// `match ie { pattern => { .. } .. }`.
-    Match(IE, Vec<(Pat, Vec<Stmt>)>),
+    /// `match ie { pattern => { .. } .. }` (or of a pair or a `Mode`).
+    Match(Scrut, Vec<(Pat, Vec<Stmt>)>),
+    /// `let name: Mode = match ie { 0 => Mode::A, 1 => Mode::B, _ => Mode::C };`, a setting
+    /// chosen from an integer.
+    LetMode(String, IE),
     /// `println!("{}", e);` (only ever under a condition that never holds).
     Print(FE),
     /// `let name: Vec<f64> = chain.collect();` (the chain's consumer is not used).

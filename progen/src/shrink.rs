@@ -371,6 +371,7 @@ fn declared(s: &Stmt) -> Vec<String> {
         | Stmt::LetClosure { name, .. }
         | Stmt::LetArrMap { name, .. } => vec![name.clone()],
         Stmt::LetOpt(name, ..)
+        | Stmt::LetMode(name, _)
         | Stmt::LetOptE(name, _)
         | Stmt::LetView { name, .. }
         | Stmt::LetMutView { name, .. } => {
@@ -576,7 +577,7 @@ fn children(e: &mut FE, f: &mut dyn FnMut(&mut FE)) {
             f(second);
         }
         FE::Match(i, arms) => {
-            ie_fes(i, f);
+            scrut_fes(i, f);
             for (_, a) in arms {
                 f(a);
             }
@@ -692,6 +693,17 @@ fn oe_fes(o: &mut OE, f: &mut dyn FnMut(&mut FE)) {
     }
 }
 
+fn scrut_fes(s: &mut Scrut, f: &mut dyn FnMut(&mut FE)) {
+    match s {
+        Scrut::Int(i) => ie_fes(i, f),
+        Scrut::Pair(a, b) => {
+            ie_fes(a, f);
+            ie_fes(b, f);
+        }
+        Scrut::Mode(_) => {}
+    }
+}
+
 fn ie_fes(i: &mut IE, f: &mut dyn FnMut(&mut FE)) {
     match i {
         IE::Add(a, b) | IE::Sub(a, b) | IE::Mul(a, b) => {
@@ -801,8 +813,9 @@ fn visit_func_fes(f: &mut Func, visit: &mut dyn FnMut(&mut FE)) {
                 }
                 Stmt::Assign(_, _, e) | Stmt::Assert(e, _) | Stmt::Print(e) => deep(e, visit),
                 Stmt::Const(..) => {}
+                Stmt::LetMode(_, i) => ie_fes(i, &mut |e| deep(e, visit)),
                 Stmt::Match(i, arms) => {
-                    ie_fes(i, &mut |e| deep(e, visit));
+                    scrut_fes(i, &mut |e| deep(e, visit));
                     for (_, b) in arms {
                         stmts(b, visit);
                     }

@@ -32,6 +32,14 @@ pub const MARGIN32: f64 = 1e-3;
 /// Values beyond this are an overflowing program, not a test.
 pub const HUGE: f64 = 1e8;
 
+/// A setting of the generated functions, chosen in their bodies from an integer and matched.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Mode {
+    A,
+    B,
+    C,
+}
+
 thread_local! {
     static CLOSEST: std::cell::Cell<f64> = const { std::cell::Cell::new(f64::INFINITY) };
 }

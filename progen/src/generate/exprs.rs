@@ -324,20 +324,13 @@ impl Gen<'_> {
                 (FE::If(Box::new(c), Box::new(a), Box::new(b)), ab.max(bb))
             }
             22 => {
-                let scrutinee = self.any_index(d);
+                let (scrutinee, pats) = self.scrutinee(d, true);
                 let mut arms = Vec::new();
                 let mut bound: f64 = 0.0;
-                let pats = [Pat::Lit(0), Pat::Or(1, 2), Pat::Range(3, 5), Pat::Wild];
-                let n = self.rng.range(1, 3);
-                // A guard of leaves, or of expressions one level deep (chains among them).
-                let guard = self.rng.chance(0.3).then(|| {
-                    let depth = self.rng.below(2);
-                    Pat::Guard(Box::new(self.cond(depth)))
-                });
-                for p in pats[..n].iter().chain(guard.as_ref()).chain([&Pat::Wild]) {
+                for p in pats {
                     let (e, b) = self.fe(d);
                     bound = bound.max(b);
-                    arms.push((p.clone(), e));
+                    arms.push((p, e));
                 }
                 (FE::Match(Box::new(scrutinee), arms), bound)
             }

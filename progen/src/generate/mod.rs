@@ -138,6 +138,8 @@ pub struct Gen<'a> {
     arrays: Vec<AVar>,
     ints: Vec<IVar>,
     opts: Vec<OVar>,
+    /// `Mode` variables.
+    modes: Vec<String>,
     loops: Vec<LoopCtx>,
     execs: f64,
     counter: usize,
@@ -214,6 +216,7 @@ impl<'a> Gen<'a> {
             arrays: Vec::new(),
             ints: Vec::new(),
             opts: Vec::new(),
+            modes: Vec::new(),
             loops: Vec::new(),
             execs: 1.0,
             counter: 0,

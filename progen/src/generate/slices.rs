@@ -246,6 +246,7 @@ impl Gen<'_> {
         // The scope of the body (see `block`).
         let marks = (self.floats.len(), self.arrays.len(), self.ints.len());
         let (views, closures, opts) = (self.views.len(), self.closures.len(), self.opts.clone());
+        let modes = self.modes.len();
         let mut body = Vec::new();
         self.assign_elem_of(view.clone(), &mut body);
         // Most of the time one of the other uses of a mutable view, then anything.
@@ -269,6 +270,7 @@ impl Gen<'_> {
         self.ints.truncate(marks.2);
         self.closures.truncate(closures);
         self.opts = opts;
+        self.modes.truncate(modes);
         let view = self.arrays.pop().unwrap();
         debug_assert!(view.kind == AKind::MutView);
         let mut parent = parent;

@@ -8,7 +8,7 @@ impl Gen<'_> {
         let marks = (self.floats.len(), self.arrays.len(), self.ints.len());
         let closures = self.closures.len();
         // Options bound in the block go, and what it learnt of the others (`let .. else`) too.
-        let opts = self.opts.clone();
+        let (opts, modes) = (self.opts.clone(), self.modes.len());
         let mut out = Vec::new();
         for _ in 0..n {
             if self.size_left == 0 {
@@ -30,6 +30,7 @@ impl Gen<'_> {
         self.ints.truncate(marks.2);
         self.closures.truncate(closures);
         self.opts = opts;
+        self.modes.truncate(modes);
         out
     }
 
@@ -73,6 +74,7 @@ impl Gen<'_> {
             2,                                   // view
             if self.lendable() { 3 } else { 0 }, // a local lent to a callee that writes it
             if deep { 0 } else { 2 },            // mutable view
+            1,                                   // a Mode chosen from an integer
         ];
         match self.rng.weighted(&weights) {
             0 => {
@@ -195,7 +197,13 @@ impl Gen<'_> {
             25 => self.for_iter_mut(out),
             26 => self.let_view(out),
             27 => self.call_stmt_writing(out, true),
-            _ => self.let_mut_view(out),
+            28 => self.let_mut_view(out),
+            _ => {
+                let name = self.fresh("md");
+                let i = self.any_index(1);
+                self.modes.push(name.clone());
+                out.push(Stmt::LetMode(name, i));
+            }
         }
     }
 
@@ -377,17 +385,83 @@ impl Gen<'_> {
         }
     }
 
-    /// A `match` on an integer as a statement.
+    /// A `match` on an integer, a pair of integers or a `Mode` as a statement.
     pub(super) fn match_stmt(&mut self, out: &mut Vec<Stmt>) {
-        let scrutinee = self.any_index(1);
+        let (scrutinee, pats) = self.scrutinee(1, false);
         let mut arms = Vec::new();
-        let pats = [Pat::Lit(0), Pat::Or(1, 2), Pat::Range(3, 5)];
-        let n = self.rng.range(1, 3);
-        for p in pats[..n].iter().cloned().chain([Pat::Wild]) {
+        for p in pats {
             let k = self.rng.range(1, 2);
             arms.push((p, self.nested(k)));
         }
         out.push(Stmt::Match(scrutinee, arms));
+    }
+
+    /// What a `match` examines and its arms' patterns, the last of which catches what the
+    /// others leave: an integer (with literal, `|`, range and, with `guard`, guard patterns),
+    /// a pair of integers (tuple patterns with `_` inside), or a `Mode`.
+    pub(super) fn scrutinee(&mut self, d: usize, guard: bool) -> (Scrut, Vec<Pat>) {
+        let kind = self
+            .rng
+            .weighted(&[4, 2, if self.modes.is_empty() { 0 } else { 3 }]);
+        match kind {
+            1 => {
+                let (a, b) = (self.any_index(d), self.any_index(d));
+                let mut pats = Vec::new();
+                for k in 0..self.rng.range(1, 3) {
+                    let part =
+                        |g: &mut Self, wild: bool| match g.rng.below(if wild { 4 } else { 3 }) {
+                            0 => Pat::Lit(g.rng.below(3)),
+                            1 => Pat::Range(1, 3),
+                            2 => Pat::Or(0, 2),
+                            _ => Pat::Wild,
+                        };
+                    // The first has a `_` inside, beside a pattern that tests.
+                    let (x, y) = if k == 0 && self.rng.chance(0.5) {
+                        (Pat::Wild, part(self, false))
+                    } else if k == 0 {
+                        (part(self, false), Pat::Wild)
+                    } else {
+                        (part(self, true), part(self, true))
+                    };
+                    pats.push(Pat::Tuple(Box::new(x), Box::new(y)));
+                }
+                pats.push(if self.rng.chance(0.5) {
+                    Pat::Wild
+                } else {
+                    Pat::Tuple(Box::new(Pat::Wild), Box::new(Pat::Wild))
+                });
+                (Scrut::Pair(a, b), pats)
+            }
+            2 => {
+                let m = self.rng.pick(&self.modes).clone();
+                let mut order = [0, 1, 2];
+                for i in (1..3).rev() {
+                    let j = self.rng.below(i + 1);
+                    order.swap(i, j);
+                }
+                let split = self.rng.range(1, 2);
+                let mut pats = vec![Pat::Modes(order[..split].to_vec())];
+                if self.rng.chance(0.5) {
+                    pats.push(Pat::Wild);
+                } else {
+                    pats.push(Pat::Modes(order[split..].to_vec()));
+                }
+                (Scrut::Mode(m), pats)
+            }
+            _ => {
+                let scrutinee = self.any_index(d);
+                let all = [Pat::Lit(0), Pat::Or(1, 2), Pat::Range(3, 5)];
+                let n = self.rng.range(1, 3);
+                let mut pats = all[..n].to_vec();
+                // A guard of leaves, or of expressions one level deep (chains among them).
+                if guard && self.rng.chance(0.3) {
+                    let depth = self.rng.below(2);
+                    pats.push(Pat::Guard(Box::new(self.cond(depth))));
+                }
+                pats.push(Pat::Wild);
+                (Scrut::Int(scrutinee), pats)
+            }
+        }
     }
 
     /// A `const` item, or a `println!` that never runs.

@@ -249,7 +249,7 @@ impl Printer<'_> {
                     .iter()
                     .map(|(p, e)| format!("{} => {}", self.pat(p), self.fe(e)))
                     .collect();
-                format!("(match {} {{ {} }})", self.ie(s), arms.join(", "))
+                format!("(match {} {{ {} }})", self.scrut(s), arms.join(", "))
             }
         }
     }
@@ -378,6 +378,20 @@ impl Printer<'_> {
             Pat::Range(a, b) => format!("{a}..={b}"),
             Pat::Wild => "_".into(),
             Pat::Guard(c) => format!("_ if {}", self.cond(c)),
+            Pat::Tuple(a, b) => format!("({}, {})", self.pat(a), self.pat(b)),
+            Pat::Modes(ms) => ms
+                .iter()
+                .map(|&m| format!("Mode::{}", MODES[m]))
+                .collect::<Vec<_>>()
+                .join(" | "),
+        }
+    }
+
+    pub(super) fn scrut(&self, s: &Scrut) -> String {
+        match s {
+            Scrut::Int(i) => self.ie(i),
+            Scrut::Pair(a, b) => format!("({}, {})", self.ie(a), self.ie(b)),
+            Scrut::Mode(m) => m.clone(),
         }
     }
 

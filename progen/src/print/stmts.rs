@@ -271,8 +271,14 @@ impl Printer<'_> {
                 }
             }
             Stmt::Const(name, x) => self.line(&format!("const {name}: f64 = {};", lit(*x))),
+            Stmt::LetMode(name, i) => {
+                let i = self.ie(i);
+                self.line(&format!(
+                    "let {name}: Mode = match {i} {{ 0 => Mode::A, 1 => Mode::B, _ => Mode::C }};"
+                ));
+            }
             Stmt::Match(scrutinee, arms) => {
-                let i = self.ie(scrutinee);
+                let i = self.scrut(scrutinee);
                 self.line(&format!("match {i} {{"));
                 self.indent += 1;
                 for (p, b) in arms {
