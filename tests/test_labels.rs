@@ -387,3 +387,51 @@ fn a_loop_value_without_default() {
         }
     }
 }
+
+/// The same break in a function generic over the float type.
+#[differentiable]
+fn wide_generic<T: num_traits::Float>(x: T, n: i32) -> T {
+    let mut t = x;
+    let mut round = 0;
+    let v = 'search: loop {
+        round += 1;
+        for _ in 0..n {
+            t = t * T::from(0.5).unwrap() + T::from(0.3).unwrap();
+            if t > T::from(0.6).unwrap() {
+                break 'search t;
+            }
+        }
+        if round > 2 {
+            break t * t;
+        }
+    };
+    v * x
+}
+
+fn wide_generic_d(x: D, n: i32) -> D {
+    let mut t = x;
+    let mut round = 0;
+    let v = 'search: loop {
+        round += 1;
+        for _ in 0..n {
+            t = t * 0.5 + 0.3;
+            if t.re > 0.6 {
+                break 'search t;
+            }
+        }
+        if round > 2 {
+            break t * t;
+        }
+    };
+    v * x
+}
+
+#[test]
+fn a_loop_value_in_a_generic_function() {
+    for n in 0..4 {
+        for x in grid(-1.0, 2.0, 13) {
+            seen1!(wide_generic::<f64>, wide_generic_d, x, n)
+                .check(&format!("wide_generic({x}, {n})"));
+        }
+    }
+}

@@ -35,6 +35,7 @@ pub trait Real:
     + Accumulate
     + Linear
     + crate::tangent::ShapelessZero
+    + crate::private::Placeholder
     + Seed
     + crate::ops::Scalar
     + crate::ops::CastTo<Self>
