@@ -369,22 +369,10 @@ impl Gen<'_> {
     pub(super) fn jump(&mut self, out: &mut Vec<Stmt>) {
         let c = self.cond(1);
         let inner = self.loops.last().unwrap().clone();
-        // In a generic function, not `break 'label value` from a loop inside the labelled loop
-        // or block: it does not compile under the macro at db4c9c5 (E0277 "the trait bound `T:
-        // ad::__private::Placeholder` is not satisfied"; right inside the labelled loop or
-        // block it does, and so does the function over `f64`):
-        //
-        //     #[ad::differentiable]
-        //     fn b<T: num_traits::Float>(x: T) -> T {
-        //         let r: T = 'lb: { for _i in 0..2 { if x > T::one() { break 'lb x * x; } } x };
-        //         r
-        //     }
         let targets: Vec<LoopCtx> = self
             .loops
             .iter()
-            .filter(|l| {
-                l.label.is_some() && !(self.generic && l.value_break && l.label != inner.label)
-            })
+            .filter(|l| l.label.is_some())
             .cloned()
             .collect();
         // Right inside a labelled block an unlabelled `break` has no loop to leave.
