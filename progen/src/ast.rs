@@ -112,6 +112,8 @@ pub struct Func {
     pub body: Vec<Stmt>,
     pub tail: Option<FE>,
     pub tail2: Option<FE>,
+    /// A third float: the function returns `(f64, f64, f64)` (with `pair`, as a tuple).
+    pub tail3: Option<FE>,
     /// Returns `Option<f64>` (with `returns`): its tail is `tail_opt`, not `tail`.
     pub ret_opt: bool,
     pub tail_opt: Option<OE>,
@@ -647,10 +649,17 @@ pub enum Stmt {
     Return(Option<FE>),
     /// A call of a function returning `()`, for its outputs.
     Call(String, Vec<Arg>),
-    /// `return (a, b);`
-    ReturnPair(FE, FE),
-    /// `let (a, b) = f(..);` of a function returning a pair.
-    LetCallPair(String, String, String, Vec<Arg>),
+    /// `return (a, b);` (or `[a, b]`, `vec![a, b]`), or `return (a, b, c);`.
+    ReturnTuple(Vec<FE>),
+    /// `let (a, b) = f(..);` of a function returning a pair, `let (a, b, c) = f(..);` of one
+    /// returning three floats.
+    LetCallTuple(Vec<String>, String, Vec<Arg>),
+    /// `let (a, b, c) = (e1, e2, e3);`, or with `nested`, `let ((a, b), c) = ((e1, e2), e3);`.
+    LetTriple {
+        names: Vec<String>,
+        inits: Vec<FE>,
+        nested: bool,
+    },
     /// `debug_assert!(e.is_finite());` or `assert!(..)`.
     Assert(FE, bool),
     /// `const NAME: f64 = lit;`

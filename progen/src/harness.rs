@@ -501,10 +501,17 @@ fn check_as(
     let parts: &[&str] = match (f.returns, f.pair) {
         (false, _) => &[],
         (true, false) => &[""],
+        (true, true) if f.tail3.is_some() => &[".0", ".1", ".2"],
         (true, true) if f.pair_shape == Shape::Tuple => &[".0", ".1"],
         (true, true) => &["[0]", "[1]"],
     };
-    if f.pair {
+    if f.tail3.is_some() {
+        writeln!(
+            body,
+            "let rbar = (pm::float(ck), pm::float(ck), pm::float(ck));"
+        )
+        .unwrap();
+    } else if f.pair {
         let r = match f.pair_shape {
             Shape::Tuple => "(pm::float(ck), pm::float(ck))",
             Shape::Array => "[pm::float(ck), pm::float(ck)]",

@@ -96,6 +96,7 @@ pub fn generate(seed: u64, count: usize) -> Vec<Func> {
         let (params, returns) = g.signature(with_rule);
         let pair = returns && !with_rule && rng.chance(0.12);
         g.ret_opt = returns && !with_rule && !pair && rng.chance(0.1);
+        g.triple = pair && rng.chance(0.35);
         let mut f = g.function(format!("f_{k}"), params, returns, pair);
         f.module = rng.below(harness::MODULES);
         f.order = rng.next_u64();

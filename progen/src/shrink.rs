@@ -379,7 +379,7 @@ fn declared(s: &Stmt) -> Vec<String> {
         }
         Stmt::LetElse { var, .. } => vec![var.clone()],
         Stmt::Const(name, _) => vec![name.clone()],
-        Stmt::LetCallPair(a, b, _, _) => vec![a.clone(), b.clone()],
+        Stmt::LetCallTuple(names, _, _) | Stmt::LetTriple { names, .. } => names.clone(),
         _ => Vec::new(),
     }
 }
@@ -839,11 +839,12 @@ fn visit_func_fes(f: &mut Func, visit: &mut dyn FnMut(&mut FE)) {
                     }
                     stmts(body, visit);
                 }
-                Stmt::ReturnPair(a, b) => {
-                    deep(a, visit);
-                    deep(b, visit);
+                Stmt::ReturnTuple(es) | Stmt::LetTriple { inits: es, .. } => {
+                    for e in es {
+                        deep(e, visit);
+                    }
                 }
-                Stmt::Call(_, args) | Stmt::LetCallPair(_, _, _, args) => {
+                Stmt::Call(_, args) | Stmt::LetCallTuple(_, _, args) => {
                     for a in args {
                         arg_fes(a, &mut |e| deep(e, visit));
                     }
@@ -856,6 +857,9 @@ fn visit_func_fes(f: &mut Func, visit: &mut dyn FnMut(&mut FE)) {
         deep(t, visit);
     }
     if let Some(t) = &mut f.tail2 {
+        deep(t, visit);
+    }
+    if let Some(t) = &mut f.tail3 {
         deep(t, visit);
     }
     if let Some(t) = &mut f.tail_opt {

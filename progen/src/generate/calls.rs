@@ -321,6 +321,7 @@ impl Gen<'_> {
                 _ => {}
             }
         }
+        let triple = self.funcs[idx].tail3.is_some();
         if ret_opt {
             let o = self.fresh("o");
             self.opts.push(OVar {
@@ -330,8 +331,10 @@ impl Gen<'_> {
             });
             out.push(Stmt::LetOptE(o, OE::Call(name, args)));
         } else if pair {
-            let (a, b) = (self.fresh("t"), self.fresh("t"));
-            for n in [&a, &b] {
+            let names: Vec<String> = (0..if triple { 3 } else { 2 })
+                .map(|_| self.fresh("t"))
+                .collect();
+            for n in &names {
                 self.floats.push(FVar {
                     name: n.clone(),
                     read: FE::Var(n.clone()),
@@ -341,7 +344,7 @@ impl Gen<'_> {
                     mutable: false,
                 });
             }
-            out.push(Stmt::LetCallPair(a, b, name, args));
+            out.push(Stmt::LetCallTuple(names, name, args));
         } else if returns {
             let t = self.fresh("t");
             self.floats.push(FVar {

@@ -198,6 +198,9 @@ impl Gen<'_> {
             .map(|p| p.name.clone())
             .collect();
         self.shape = *self.rng.pick(&[Shape::Tuple, Shape::Array, Shape::Vec]);
+        if self.triple {
+            self.shape = Shape::Tuple;
+        }
         for p in &params {
             if p.ty == Ty::F {
                 self.float_params.push(p.name.clone());
@@ -292,6 +295,7 @@ impl Gen<'_> {
             None
         };
         let tail2 = pair.then(|| self.fe_capped(3, RET_CAP).0);
+        let tail3 = (pair && self.triple).then(|| self.fe_capped(3, RET_CAP).0);
         // A function with outputs writes them at least once.
         for p in &params {
             if let Ty::Out(len) = p.ty
@@ -312,6 +316,7 @@ impl Gen<'_> {
             body,
             tail,
             tail2,
+            tail3,
             ret_opt: self.ret_opt,
             tail_opt,
             pair,

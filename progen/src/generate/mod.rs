@@ -146,6 +146,8 @@ pub struct Gen<'a> {
     size_left: usize,
     returns: bool,
     pair: bool,
+    /// The function returns three floats (with `pair`).
+    pub triple: bool,
     /// The function returns `Option<f64>`.
     pub ret_opt: bool,
     shape: Shape,
@@ -224,6 +226,7 @@ impl<'a> Gen<'a> {
             returns: true,
             pair: false,
             ret_opt: false,
+            triple: false,
             shape: Shape::Tuple,
             out_spent: 0.0,
             depth: 0,

@@ -330,9 +330,8 @@ impl Gen<'_> {
         if self.ret_opt {
             Stmt::ReturnOpt(self.opt_expr(2, RET_CAP))
         } else if self.pair {
-            let a = self.fe_capped(2, RET_CAP).0;
-            let b = self.fe_capped(2, RET_CAP).0;
-            Stmt::ReturnPair(a, b)
+            let n = if self.triple { 3 } else { 2 };
+            Stmt::ReturnTuple((0..n).map(|_| self.fe_capped(2, RET_CAP).0).collect())
         } else if self.returns {
             Stmt::Return(Some(self.fe_capped(2, RET_CAP).0))
         } else {
@@ -340,9 +339,36 @@ impl Gen<'_> {
         }
     }
 
-    /// A `let` of a pair, a sum, or an assertion.
+    /// A `let` of a pair or a triple (also nested), a sum, or an assertion.
     pub(super) fn misc_stmt(&mut self, out: &mut Vec<Stmt>) {
-        match self.rng.below(3) {
+        match self.rng.below(4) {
+            3 => {
+                let mut names = Vec::new();
+                let mut inits = Vec::new();
+                let mut caps = Vec::new();
+                for _ in 0..3 {
+                    let (e, b) = self.fe_capped(2, 8.0);
+                    names.push(self.fresh("t"));
+                    inits.push(e);
+                    caps.push(b);
+                }
+                for (n, &c) in names.iter().zip(&caps) {
+                    self.floats.push(FVar {
+                        name: n.clone(),
+                        read: FE::Var(n.clone()),
+                        cap: c,
+                        base: c,
+                        spent: 0.0,
+                        mutable: false,
+                    });
+                }
+                let nested = self.rng.chance(0.5);
+                out.push(Stmt::LetTriple {
+                    names,
+                    inits,
+                    nested,
+                });
+            }
             0 => {
                 let (a, ab) = self.fe_capped(2, 8.0);
                 let (b, bb) = self.fe_capped(2, 8.0);

@@ -228,7 +228,10 @@ impl<'a> Printer<'a> {
                 format!("{m}{}: {ty}", p.name)
             })
             .collect();
-        let ret = if f.pair {
+        let ret = if f.tail3.is_some() {
+            let t = self.float_ty();
+            format!(" -> ({t}, {t}, {t})")
+        } else if f.pair {
             match f.pair_shape {
                 Shape::Tuple => format!(" -> ({0}, {0})", self.float_ty()),
                 Shape::Array => format!(" -> [{}; 2]", self.float_ty()),
@@ -268,6 +271,11 @@ impl<'a> Printer<'a> {
             self.line(&t);
         }
         match (&f.tail, &f.tail2) {
+            (Some(a), Some(b)) if f.tail3.is_some() => {
+                let c = f.tail3.as_ref().unwrap();
+                let t = format!("({}, {}, {})", self.fe(a), self.fe(b), self.fe(c));
+                self.line(&t);
+            }
             (Some(a), Some(b)) => {
                 let t = wrap(f.pair_shape, &self.fe(a), &self.fe(b));
                 self.line(&t);

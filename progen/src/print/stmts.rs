@@ -250,13 +250,40 @@ impl Printer<'_> {
                 let e = self.fe(e);
                 self.line(&format!("return {e};"));
             }
-            Stmt::ReturnPair(a, b) => {
-                let r = wrap(self.shape, &self.fe(a), &self.fe(b));
+            Stmt::ReturnTuple(es) => {
+                let es: Vec<String> = es.iter().map(|e| self.fe(e)).collect();
+                let r = match es.as_slice() {
+                    [a, b] => wrap(self.shape, a, b),
+                    _ => format!("({})", es.join(", ")),
+                };
                 self.line(&format!("return {r};"));
             }
-            Stmt::LetCallPair(a, b, name, args) => {
+            Stmt::LetCallTuple(names, name, args) => {
                 let c = self.call(name, args);
-                self.line(&format!("let ({a}, {b}) = {c};"));
+                self.line(&format!("let ({}) = {c};", names.join(", ")));
+            }
+            Stmt::LetTriple {
+                names,
+                inits,
+                nested,
+            } => {
+                let typed = inits.iter().all(|e| e.has_typed_leaf());
+                let es: Vec<String> = inits.iter().map(|e| self.fe(e)).collect();
+                let (n, e, t) = if *nested {
+                    (
+                        format!("(({}, {}), {})", names[0], names[1], names[2]),
+                        format!("(({}, {}), {})", es[0], es[1], es[2]),
+                        format!(": (({ft}, {ft}), {ft})"),
+                    )
+                } else {
+                    (
+                        format!("({})", names.join(", ")),
+                        format!("({})", es.join(", ")),
+                        format!(": ({ft}, {ft}, {ft})"),
+                    )
+                };
+                let t = if typed { "" } else { t.as_str() };
+                self.line(&format!("let {n}{t} = {e};"));
             }
             Stmt::Call(name, args) => {
                 let c = self.call(name, args);
