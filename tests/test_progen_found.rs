@@ -520,3 +520,33 @@ fn a_call_whose_record_keeps_more_than_sixteen_values() {
         assert_eq!(pullback(1.0).0, expected, "vjp at {x}");
     }
 }
+
+/// A function generic over an array length, called with a local made by `array.map(..)`, whose
+/// type the callee list did not know (E0284: the length could not be inferred).
+#[differentiable]
+fn weighted<const N: usize>(a: f64, q: [f64; N]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..N {
+        s += a * q[i];
+    }
+    s
+}
+
+#[differentiable]
+fn mapped(x: f64, q: [f64; 3]) -> f64 {
+    let l = q.map(|v| v * x + 0.5);
+    weighted(0.5, l)
+}
+
+#[test]
+fn a_const_generic_call_with_a_mapped_array() {
+    for x in [-1.0, 0.0, 2.5] {
+        let q = [1.0, -2.0, 0.25];
+        // d/dx of 0.5 * sum(q_i x + 0.5) = 0.5 * sum(q_i)
+        let expected = 0.5 * (1.0 - 2.0 + 0.25);
+        let (gx, gq) = ad::grad(mapped, (x, q));
+        assert_eq!(gx, expected);
+        assert_eq!(gq, [0.5 * x; 3]);
+        assert_eq!(ad::jvp(mapped, (x, q), (1.0, [0.0; 3])).1, expected);
+    }
+}

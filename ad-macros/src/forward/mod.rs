@@ -710,6 +710,12 @@ impl<'a> Forward<'a> {
             Inst::Block { out, block } => {
                 let out_active = out.is_some_and(|o| self.active(o));
                 let body = self.block_value(block, out_active, al);
+                // A block's value has its tail's type (`array.map(..)` is such a block).
+                if self.calls
+                    && let (Some(o), Some(r)) = (out, block.result)
+                {
+                    self.types.same(*o, r);
+                }
                 self.bind_result(*out, out_active, body)
             }
             Inst::If {

@@ -48,6 +48,16 @@ impl Types {
             .cloned()
     }
 
+    /// `out` has the type the macro can tell of `from` (a block's value, its tail's).
+    pub(super) fn same(&mut self, out: Value, from: Value) {
+        if let Some(t) = self.values.get(&from.0).cloned() {
+            self.values.insert(out.0, t);
+        }
+        if let Some(l) = self.literals.get(&from.0).cloned() {
+            self.literals.insert(out.0, l);
+        }
+    }
+
     pub(super) fn inst(&mut self, func: &Func, inst: &Inst) {
         if let Inst::Const { out, tokens } = inst
             && syn::parse2::<syn::LitFloat>(tokens.clone()).is_ok()
