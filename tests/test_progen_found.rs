@@ -524,6 +524,7 @@ fn a_call_whose_record_keeps_more_than_sixteen_values() {
 /// A function generic over an array length, called with a local made by `array.map(..)`, whose
 /// type the callee list did not know (E0284: the length could not be inferred).
 #[differentiable]
+#[allow(clippy::needless_range_loop)] // the index loop is the spelling the generator wrote
 fn weighted<const N: usize>(a: f64, q: [f64; N]) -> f64 {
     let mut s = 0.0;
     for i in 0..N {
