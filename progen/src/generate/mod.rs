@@ -184,6 +184,12 @@ pub struct Gen<'a> {
     /// Arrays of the function's const length `N` (its `[f64; N]` parameters and their `map`s):
     /// passed whole only where a callee takes `[f64; N]` of its own `N`.
     const_arrays: Vec<String>,
+    /// Mutable views of outputs and the views of them: not lent to callees that take `&[f64]`
+    /// (a view of `let row = &mut y[..];` lent so does not compile under the macro at e54fe8c:
+    /// E0609 "no field `1` on type `(Vec<f64>,)`"; of a local it does).
+    out_views: Vec<String>,
+    /// Local arrays made by `a.map(..)`: not passed to a callee's `[f64; N]` of its own `N`.
+    mapped: Vec<String>,
     /// The function's float parameters.
     float_params: Vec<String>,
     /// Float parameters and locals that surely carry a derivative, by name (names are fresh,
@@ -241,6 +247,8 @@ impl<'a> Gen<'a> {
             views: Vec::new(),
             active: Vec::new(),
             float_params: Vec::new(),
+            mapped: Vec::new(),
+            out_views: Vec::new(),
             fn_params: Vec::new(),
             out_arrays: Vec::new(),
             const_arrays: Vec::new(),

@@ -11,7 +11,7 @@ impl Gen<'_> {
             .iter()
             .filter(|a| match a.kind {
                 AKind::Slice => a.len >= n,
-                AKind::View => a.len == n,
+                AKind::View => a.len == n && !self.out_views.contains(&a.name),
                 AKind::LocalArr | AKind::LocalVec => a.len >= n,
                 _ => false,
             })
@@ -162,6 +162,9 @@ impl Gen<'_> {
     pub(super) fn let_view_of(&mut self, a: AVar, out: &mut Vec<Stmt>) {
         let (lo, hi, k) = self.view_bounds(&a);
         let name = self.fresh("row");
+        if self.out_views.contains(&a.name) {
+            self.out_views.push(name.clone());
+        }
         if a.kind != AKind::Slice {
             let at = self.arrays.iter().rposition(|v| v.name == a.name).unwrap();
             self.views
@@ -230,6 +233,9 @@ impl Gen<'_> {
         let a = self.arrays[at].clone();
         let (lo, hi, k) = self.view_bounds(&a);
         let name = self.fresh("row");
+        if a.kind == AKind::Out {
+            self.out_views.push(name.clone());
+        }
         let parent = self.arrays.remove(at);
         let view = AVar {
             name: name.clone(),
