@@ -143,10 +143,7 @@ impl Gen<'_> {
     }
 
     /// An array of `n` elements to pass by value: to a `[f64; N]` of the callee's const `N`
-    /// any but one made by `.map` (the macro cannot name its length, E0284 "type annotations
-    /// needed" at e54fe8c for `let l = q.map(|v| v * x); f(x, l)` with `fn f<const N: usize>(x:
-    /// f64, q: [f64; N])`, which plain Rust compiles), to a `[f64; n]` one whose type is not
-    /// this function's `[f64; N]`.
+    /// any, to a `[f64; n]` one whose type is not this function's `[f64; N]`.
     fn array_arg_for(&self, n: usize, generic_len: bool) -> Option<String> {
         self.arrays
             .iter()
@@ -154,7 +151,6 @@ impl Gen<'_> {
                 a.len == n
                     && matches!(a.kind, AKind::Arr | AKind::LocalArr)
                     && (generic_len || !self.const_arrays.contains(&a.name))
-                    && !(generic_len && self.mapped.contains(&a.name))
             })
             .map(|a| a.name.clone())
             .next_back()

@@ -382,7 +382,6 @@ impl Gen<'_> {
         if self.const_arrays.contains(&a.name) {
             self.const_arrays.push(name.clone());
         }
-        self.mapped.push(name.clone());
         let active = self.is_active(&body, std::slice::from_ref(&param));
         self.arrays.push(AVar {
             name: name.clone(),

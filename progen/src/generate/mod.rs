@@ -188,8 +188,6 @@ pub struct Gen<'a> {
     /// (a view of `let row = &mut y[..];` lent so does not compile under the macro at e54fe8c:
     /// E0609 "no field `1` on type `(Vec<f64>,)`"; of a local it does).
     out_views: Vec<String>,
-    /// Local arrays made by `a.map(..)`: not passed to a callee's `[f64; N]` of its own `N`.
-    mapped: Vec<String>,
     /// The function's float parameters.
     float_params: Vec<String>,
     /// Float parameters and locals that surely carry a derivative, by name (names are fresh,
@@ -247,7 +245,6 @@ impl<'a> Gen<'a> {
             views: Vec::new(),
             active: Vec::new(),
             float_params: Vec::new(),
-            mapped: Vec::new(),
             out_views: Vec::new(),
             fn_params: Vec::new(),
             out_arrays: Vec::new(),
