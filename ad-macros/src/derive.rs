@@ -447,29 +447,31 @@ fn structure(
     } else {
         quote!(#name { #(#members: #locals),* })
     };
-    // A placeholder, where a `loop`'s value of this type starts (see `Placeholder`): field by
-    // field, where every field has one.
-    let holder_bounds = fields.iter().map(|f| {
+    // The struct's own zero without a value (see `ShapelessZero`), where its tangent is a
+    // companion (otherwise it is the tangent's, above): field by field, where every field has one.
+    let zero_bounds = fields.iter().map(|f| {
         let ty = &f.ty;
-        quote!(for<'__ad> #ty: #private::Placeholder)
+        quote!(for<'__ad> #ty: #krate::ShapelessZero)
     });
-    let holder_parts = fields
+    let zero_parts = fields
         .iter()
-        .map(|_| quote!(#private::Placeholder::placeholder()));
-    let holder_value = if fields.is_empty() {
+        .map(|_| quote!(#krate::ShapelessZero::shapeless_zero()));
+    let zero_value = if fields.is_empty() {
         quote!(#name {})
     } else {
-        quote!(#name { #(#members: #holder_parts),* })
+        quote!(#name { #(#members: #zero_parts),* })
     };
-    let placeholder = quote! {
-        impl #impl_generics #private::Placeholder for #name #ty_generics
-        where #(#tape_predicates,)* #(#holder_bounds),*
-        {
-            fn placeholder() -> Self {
-                #holder_value
+    let own_zero = (!itself).then(|| {
+        quote! {
+            impl #impl_generics #krate::ShapelessZero for #name #ty_generics
+            where #(#tape_predicates,)* #(#zero_bounds),*
+            {
+                fn shapeless_zero() -> Self {
+                    #zero_value
+                }
             }
         }
-    };
+    });
     let tapeable = quote! {
         impl #impl_generics #private::Tapeable for #name #ty_generics
         where #(#tape_predicates,)* #(#tape_bounds),*
@@ -555,7 +557,7 @@ fn structure(
 
             #tangent_traits
             #tapeable
-            #placeholder
+            #own_zero
             #by_ref
         };
 

@@ -304,10 +304,10 @@ pub fn derivatives(
     // (`Partial`); an instantiation of the second kind registers its own at its first call.
     let functions = ir.params.iter().any(|p| p.function);
     let consts: Vec<&Ident> = func.sig.generics.const_params().map(|c| &c.ident).collect();
-    if method.is_some() && (functions || !func.sig.generics.params.is_empty()) {
+    if method.is_some() && functions {
         return Err(syn::Error::new_spanned(
             &func.sig.ident,
-            "#[differentiable] does not differentiate generic methods or methods that take functions yet: write a free function and call it from the method",
+            "#[differentiable] does not differentiate methods that take functions yet: write a free function and call it from the method",
         ));
     }
     if functions || !consts.is_empty() {

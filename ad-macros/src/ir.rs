@@ -62,6 +62,18 @@ impl Func {
                 .is_some_and(|r| self.values[r.0 as usize].needs_copy)
     }
 
+    /// The declared type of the struct whose named field a `Field` reads (`index`, `of`), when
+    /// it has one and it is not a reference: the reverse sweep names it, and keeps nothing.
+    pub fn declared_struct(&self, index: &syn::Member, of: Option<Var>) -> Option<&Type> {
+        if !matches!(index, syn::Member::Named(_)) {
+            return None;
+        }
+        self.vars[of?.0 as usize]
+            .ty
+            .as_ref()
+            .filter(|t| !matches!(t, Type::Reference(_)))
+    }
+
     /// Whether a read is the root of a field chain, which is never copied whole.
     pub fn copies(&self, v: Value) -> bool {
         let data = &self.values[v.0 as usize];
@@ -375,6 +387,29 @@ pub fn array_tokens(elems: &[TokenStream], vec: bool) -> TokenStream {
     } else {
         quote::quote!([#(#elems),*])
     }
+}
+
+/// `a` with the field at `path` set to `value`, as an expression (`{ let mut t = a; t.x = v; t }`):
+/// a `SetField`'s value, and its tangent over tangents.
+pub fn set_field_tokens(a: &TokenStream, path: &[syn::Member], value: &TokenStream) -> TokenStream {
+    let t = Ident::new("__t", proc_macro2::Span::mixed_site());
+    quote::quote!({ let mut #t = #a; #t #(.#path)* = #value; #t })
+}
+
+/// A struct literal `path { x: a, y: b, ..rest }` of the fields' values as `values` gives them.
+pub fn struct_tokens(
+    path: &TokenStream,
+    fields: &[(syn::Member, Value)],
+    rest: Option<Value>,
+    values: &mut dyn FnMut(Value) -> TokenStream,
+) -> TokenStream {
+    let members = fields.iter().map(|(m, _)| m);
+    let parts: Vec<TokenStream> = fields.iter().map(|(_, v)| values(*v)).collect();
+    let rest = rest.map(|r| {
+        let p = values(r);
+        quote::quote!(..#p)
+    });
+    quote::quote!(#path { #(#members: #parts,)* #rest })
 }
 
 /// `[elem; n]` or `vec![elem; n]`, `n` written as `len` gives it (`n` the tokens of a `Vec`'s

@@ -49,6 +49,12 @@ pub fn differentiable_impl(args: TokenStream, block: ItemImpl) -> syn::Result<To
 /// The free function a method stands for: its receiver a parameter named `__ad_self` (at the
 /// receiver's span, which the body's `self` takes too), `Self` the block's type.
 fn free_function(method: &syn::ImplItemFn, self_ty: &syn::Type) -> syn::Result<ItemFn> {
+    if !method.sig.generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &method.sig.generics,
+            "#[differentiable] does not differentiate generic methods yet: write a free function generic over the type and call it from the method",
+        ));
+    }
     let mut sig = method.sig.clone();
     let mut receiver_span = None;
     if let Some(FnArg::Receiver(r)) = sig.inputs.first() {

@@ -37,6 +37,7 @@ mod carried;
 mod dense;
 mod emit;
 mod exits;
+mod forward_call;
 mod forward_sweep;
 mod inplace;
 mod kept;
@@ -69,6 +70,30 @@ fn x_ident(var: Var) -> Ident {
 /// The type witness of an indexed variable (`Option<Ty<T>>`), which gives its adjoint a type.
 fn k_ident(var: Var) -> Ident {
     hyg(&format!("__k{}", var.0))
+}
+
+/// The variables without a declared type, bound by a `let` with a value, whose struct fields
+/// are read: their type is taken where they are bound.
+fn typed_at_let(func: &Func) -> HashSet<u32> {
+    let insts = func.body.all_insts();
+    let bound: HashSet<u32> = insts
+        .iter()
+        .filter_map(|inst| match inst {
+            Inst::Let { var, init: Some(_) } => Some(var.0),
+            _ => None,
+        })
+        .collect();
+    insts
+        .iter()
+        .filter_map(|inst| match inst {
+            Inst::Field {
+                index: syn::Member::Named(_),
+                of: Some(v),
+                ..
+            } if func.vars[v.0 as usize].ty.is_none() && bound.contains(&v.0) => Some(v.0),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The type of a variable without a declared type, taken where it is bound (`Ty<T>`).
@@ -215,64 +240,45 @@ enum Src {
 impl<'a> Reverse<'a> {
     pub fn new(func: &'a Func, act: &'a Activity, krate: &'a TokenStream) -> Self {
         let name = func.name.unraw().to_string();
-        let mut r =
-            Reverse {
-                func,
-                act,
-                krate,
-                caller: quote!(::core::concat!(::core::module_path!(), "::", #name)),
-                contributed: HashSet::new(),
-                var_contributed: HashSet::new(),
-                recorded: Vec::new(),
-                returns: HashMap::new(),
-                jumps: HashMap::new(),
-                in_exit_loop: Cell::new(0),
-                reserving: RefCell::new(None),
-                reserve_times: RefCell::new(None),
-                ifs: HashMap::new(),
-                loops: HashMap::new(),
-                in_loop: HashSet::new(),
-                depth: 0,
-                indexed: HashSet::new(),
-                typed_at_let: func
-                    .body
-                    .all_insts()
-                    .iter()
-                    .filter_map(|inst| match inst {
-                        Inst::Field {
-                            index: syn::Member::Named(_),
-                            of: Some(v),
-                            ..
-                        } if func.vars[v.0 as usize].ty.is_none()
-                            && func.body.all_insts().iter().any(
-                                |i| matches!(i, Inst::Let { var, init: Some(_) } if var == v),
-                            ) =>
-                        {
-                            Some(v.0)
-                        }
-                        _ => None,
-                    })
-                    .collect(),
-                layouts: HashMap::new(),
-                replayed: HashMap::new(),
-                slice_reads: crate::lower::slice_reads(func),
-                literals: crate::lower::literals(func),
-                call_args: HashMap::new(),
-                trips: HashMap::new(),
-                finite: HashMap::new(),
-                last_reads: HashMap::new(),
-                summed: HashMap::new(),
-                kept: HashMap::new(),
-                inplace: HashMap::new(),
-                inplace_skip: HashSet::new(),
-                carried: HashMap::new(),
-                carried_reads: HashMap::new(),
-                direct: HashMap::new(),
-                known: types::Known::new(func),
-                dense: HashSet::new(),
-                dense_made: HashMap::new(),
-                dense_len: HashMap::new(),
-            };
+        let mut r = Reverse {
+            func,
+            act,
+            krate,
+            caller: quote!(::core::concat!(::core::module_path!(), "::", #name)),
+            contributed: HashSet::new(),
+            var_contributed: HashSet::new(),
+            recorded: Vec::new(),
+            returns: HashMap::new(),
+            jumps: HashMap::new(),
+            in_exit_loop: Cell::new(0),
+            reserving: RefCell::new(None),
+            reserve_times: RefCell::new(None),
+            ifs: HashMap::new(),
+            loops: HashMap::new(),
+            in_loop: HashSet::new(),
+            depth: 0,
+            indexed: HashSet::new(),
+            typed_at_let: typed_at_let(func),
+            layouts: HashMap::new(),
+            replayed: HashMap::new(),
+            slice_reads: crate::lower::slice_reads(func),
+            literals: crate::lower::literals(func),
+            call_args: HashMap::new(),
+            trips: HashMap::new(),
+            finite: HashMap::new(),
+            last_reads: HashMap::new(),
+            summed: HashMap::new(),
+            kept: HashMap::new(),
+            inplace: HashMap::new(),
+            inplace_skip: HashSet::new(),
+            carried: HashMap::new(),
+            carried_reads: HashMap::new(),
+            direct: HashMap::new(),
+            known: types::Known::new(func),
+            dense: HashSet::new(),
+            dense_made: HashMap::new(),
+            dense_len: HashMap::new(),
+        };
         r.scan(&func.body);
         // Which adjoints receive something is a backward flow from the result and the returns:
         // an instruction adds to its operands' adjoints only if its own adjoint receives

@@ -35,7 +35,6 @@ pub trait Real:
     + Accumulate
     + Linear
     + crate::tangent::ShapelessZero
-    + crate::private::Placeholder
     + Seed
     + crate::ops::Scalar
     + crate::ops::CastTo<Self>

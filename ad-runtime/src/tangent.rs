@@ -619,9 +619,11 @@ impl<T: Linear> Linear for Option<T> {
     }
 }
 
-/// The zero of a tangent type, made without a value: a `Vec`'s is empty, which [`Accumulate`]
-/// reads as zeros of any length. The reverse sweep starts the adjoint of a struct from it when
-/// it adds the adjoint of one field, without keeping the struct for its shape.
+/// The zero of a type, made without a value: a `Vec`'s is empty, which [`Accumulate`] reads as
+/// zeros of any length. The reverse sweep starts the adjoint of a struct from it when it adds
+/// the adjoint of one field, without keeping the struct for its shape; and a `loop`'s value
+/// that a labelled `break` sets starts at it, never read (any value type of the language has
+/// one, arrays of any length included, which `Default` stops at 32).
 ///
 /// ```
 /// use ad::ShapelessZero;
@@ -643,6 +645,32 @@ macro_rules! float_zero {
     )*};
 }
 float_zero!(f32 f64);
+
+macro_rules! integer_zero {
+    ($($t:ty)*) => {$(
+        impl ShapelessZero for $t {
+            #[inline(always)]
+            fn shapeless_zero() -> $t {
+                0
+            }
+        }
+    )*};
+}
+integer_zero!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
+
+impl ShapelessZero for bool {
+    #[inline(always)]
+    fn shapeless_zero() -> bool {
+        false
+    }
+}
+
+impl ShapelessZero for char {
+    #[inline(always)]
+    fn shapeless_zero() -> char {
+        '\0'
+    }
+}
 
 impl ShapelessZero for NoTangent {
     #[inline(always)]

@@ -13,6 +13,8 @@ use quote::{quote, quote_spanned};
 use syn::Ident;
 use syn::ext::IdentExt;
 
+mod aggregates;
+mod calls;
 mod types;
 
 use types::{Types, no_coercion};
@@ -296,25 +298,7 @@ impl<'a> Forward<'a> {
                     TokenStream::new()
                 }
             }
-            Inst::Wrap { out, a } => {
-                let pa = self.p(*a, al);
-                let ta = self.t(*a, al);
-                self.def(
-                    *out,
-                    quote!(::core::option::Option::Some(#pa)),
-                    Some(quote!(::core::option::Option::Some(#ta))),
-                )
-            }
-            Inst::Payload { out, a, unwrap } => {
-                let pa = self.p(*a, al);
-                let ta = self.t(*a, al);
-                let krate = self.krate;
-                let primal = match unwrap {
-                    Some(call) => quote!(#pa #call),
-                    None => quote!(#krate::__private::payload(#pa)),
-                };
-                self.def(*out, primal, Some(quote!(#krate::__private::payload(#ta))))
-            }
+            Inst::Wrap { .. } | Inst::Payload { .. } => self.aggregate(inst, al),
             Inst::Neg { out, a } => {
                 let pa = self.p(*a, al);
                 let ta = self.t(*a, al);
@@ -409,141 +393,7 @@ impl<'a> Forward<'a> {
                 };
                 self.def(*out, primal, tangent)
             }
-            Inst::Call {
-                out,
-                callee,
-                args,
-                span,
-                parens,
-                lent,
-                functions,
-            } => {
-                // The slice a lent argument stands for, over `base` (its value or tangent).
-                let slice_of = |k: usize, base: TokenStream| {
-                    crate::lower::lent_slice(&krate, self.func, lent[k], &base, &mut |b| {
-                        self.p(b, al)
-                    })
-                };
-                let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
-                if !self.active(*out) {
-                    let call = crate::lower::plain_lent_call(
-                        &self.literals,
-                        &krate,
-                        self.func,
-                        (callee, parens),
-                        (args, lent),
-                        &|a| self.p(a, al),
-                    );
-                    return self.def(*out, call, None);
-                }
-                // An argument without a tangent gets the zero of the callee's parameter kind:
-                // `NoTangent` for an `ad::Const` slice, which has no `Differentiable` zero.
-                let mut targs: Vec<TokenStream> = args
-                    .iter()
-                    .map(|a| {
-                        if self.active(*a) {
-                            self.t(*a, al)
-                        } else {
-                            let p = self.p(*a, al);
-                            quote!(#krate::__private::zero_shadow(&#p))
-                        }
-                    })
-                    .collect();
-                // A local `Vec` or array is lent as a slice, with its tangent; one without a
-                // derivative with a zero tangent of its own shape, bound before the call.
-                let mut pargs = pargs;
-                let mut zeros = TokenStream::new();
-                for (k, a) in args.iter().enumerate() {
-                    // A local lent mutably: active, as the call is (it writes what the call's
-                    // arguments give).
-                    if lent[k].mutable().is_some() {
-                        let (p, t) = (slice_of(k, pargs[k].clone()), slice_of(k, targs[k].clone()));
-                        pargs[k] = quote!(#krate::__private::lend(#p));
-                        targs[k] = quote!(#krate::__private::lend(#t));
-                        continue;
-                    }
-                    if lent[k].shared() {
-                        targs[k] = if self.active(*a) {
-                            slice_of(k, targs[k].clone())
-                        } else {
-                            let z = hyg(format!("__zl{}_{k}", out.0));
-                            let p = &pargs[k];
-                            zeros.extend(quote!(let #z = #krate::__private::zero(&#p);));
-                            slice_of(k, quote!(#z))
-                        };
-                        pargs[k] = slice_of(k, pargs[k].clone());
-                    }
-                }
-                // A `&mut [T]` output passed on is lent to the callee, with its tangents.
-                let slices = &self.slices;
-                for (k, a) in args.iter().enumerate() {
-                    if let Some((var, true)) = slices.get(&a.0)
-                        && lent[k].mutable().is_none()
-                    {
-                        let (p, t) = (&pargs[k], &targs[k]);
-                        // Passed twice, it can only be read: lent as `&[T]` each time.
-                        let twice = args
-                            .iter()
-                            .filter(|b| slices.get(&b.0).is_some_and(|(v, _)| v == var))
-                            .count()
-                            > 1;
-                        (pargs[k], targs[k]) = if twice {
-                            (quote!(&*#p), quote!(&*#t))
-                        } else {
-                            (
-                                quote!(#krate::__private::lend(&mut *#p)),
-                                quote!(#krate::__private::lend(&mut *#t)),
-                            )
-                        };
-                    }
-                }
-                let partial =
-                    crate::call_site::Partial::of(callee, args, functions, &|a| self.p(a, al));
-                if partial.is_some() {
-                    // The function items are in place in the callee's derivative.
-                    let keep = |k: &usize| !functions[*k];
-                    pargs = (0..args.len())
-                        .filter(keep)
-                        .map(|k| pargs[k].clone())
-                        .collect();
-                    targs = (0..args.len())
-                        .filter(keep)
-                        .map(|k| targs[k].clone())
-                        .collect();
-                } else {
-                    let arg_types = args
-                        .iter()
-                        .zip(lent)
-                        .map(|(a, how)| {
-                            (*how == crate::ir::Lent::No)
-                                .then(|| self.types.values.get(&a.0).cloned())
-                                .flatten()
-                                .filter(|t| no_coercion(t, &self.func.generics))
-                        })
-                        .collect();
-                    let arg_literals = args
-                        .iter()
-                        .map(|a| self.types.literals.get(&a.0).cloned())
-                        .collect();
-                    self.callees.push(CalleeSite {
-                        callee: callee.clone(),
-                        span: *span,
-                        arg_types,
-                        arg_literals,
-                    });
-                }
-                let v = hyg(format!("__v{}", out.0));
-                let d = hyg(format!("__d{}", out.0));
-                let call = crate::call_site::call_site(
-                    &krate,
-                    &self.caller,
-                    *span,
-                    "__forward",
-                    quote!((#(#pargs,)*), (#(#targs,)*)),
-                    (callee, None, partial.as_ref()),
-                );
-                quote!(#zeros let (#v, #d) = #call;)
-            }
+            Inst::Call { .. } => self.call(inst, al),
             Inst::Cast { out, a, ty, via } => {
                 let pa = self.p(*a, al);
                 let cast = crate::generics::cast_fn(&self.func.generics, ty, "cast", "cast_from");
@@ -558,85 +408,10 @@ impl<'a> Forward<'a> {
                 }
                 ts
             }
-            Inst::SetField {
-                out,
-                a,
-                path,
-                value,
-            } => {
-                let (pa, pv) = (self.p(*a, al), self.p(*value, al));
-                let t = hyg("__t".to_string());
-                let primal = quote!({ let mut #t = #pa; #t #(.#path)* = #pv; #t });
-                // The tangents first: a zero made from the value reads it before it moves.
-                let base = self.t_or_zero(*a, al);
-                let tv = self.t_or_zero(*value, al);
-                let tangent = quote!({ let mut #t = #base; #t #(.#path)* = #tv; #t });
-                self.def_aggregate(*out, primal, tangent)
-            }
-            Inst::Struct {
-                out,
-                path,
-                fields,
-                rest,
-            } => {
-                let members: Vec<&syn::Member> = fields.iter().map(|(m, _)| m).collect();
-                let ps: Vec<TokenStream> = fields.iter().map(|(_, v)| self.p(*v, al)).collect();
-                let rest_p = rest.map(|r| {
-                    let p = self.p(r, al);
-                    quote!(..#p)
-                });
-                let v = hyg(format!("__v{}", out.0));
-                // The value first, then its tangent: from the tangent of the rest, or a zero of
-                // the value's shape, with the fields that carry a derivative set.
-                let mut ts = quote!(let #v = #path { #(#members: #ps,)* #rest_p };);
-                if self.active(*out) {
-                    let d = hyg(format!("__d{}", out.0));
-                    let t = hyg("__t".to_string());
-                    let base = match rest {
-                        Some(r) if self.active(*r) => self.t(*r, al),
-                        _ => quote!(#krate::__private::zero(&#v)),
-                    };
-                    // The fields' tangents before the base, which may be the rest's tangent
-                    // they read.
-                    let (mut reads, mut sets) = (TokenStream::new(), TokenStream::new());
-                    for (k, (m, v)) in fields.iter().enumerate() {
-                        if self.active(*v) {
-                            let f = hyg(format!("__f{k}"));
-                            let tv = self.t(*v, al);
-                            reads.extend(quote!(let #f = #tv;));
-                            sets.extend(quote!(#t.#m = #f;));
-                        }
-                    }
-                    ts.extend(quote!(let #d = { #reads let mut #t = #base; #sets #t };));
-                }
-                ts
-            }
-            Inst::Tuple { out, elems } => {
-                let ps: Vec<TokenStream> = elems.iter().map(|e| self.p(*e, al)).collect();
-                let ts: Vec<TokenStream> = elems.iter().map(|e| self.t_or_zero(*e, al)).collect();
-                self.def_aggregate(*out, quote!((#(#ps,)*)), quote!((#(#ts,)*)))
-            }
-            Inst::Field {
-                out,
-                a,
-                index,
-                element,
-                ..
-            } => {
-                let pa = self.p(*a, al);
-                let ta = self.t(*a, al);
-                let access = crate::ir::field_access(index, *element);
-                // A struct's field is a place, read where it is used (`s.a.x` copies the float,
-                // not `s.a`), as a read of a variable is.
-                if matches!(index, syn::Member::Named(_)) && !self.func.field_copies(*out) {
-                    al.primal.insert(out.0, quote!((#pa) #access));
-                    if self.active(*out) {
-                        al.tangent.insert(out.0, quote!((#ta) #access));
-                    }
-                    return TokenStream::new();
-                }
-                self.def(*out, quote!(#pa #access), Some(quote!(#ta #access)))
-            }
+            Inst::SetField { .. }
+            | Inst::Struct { .. }
+            | Inst::Tuple { .. }
+            | Inst::Field { .. } => self.aggregate(inst, al),
             Inst::Let { var, init } => {
                 let data = &self.func.vars[var.0 as usize];
                 let x = &data.ident;

@@ -79,7 +79,7 @@ impl Lower {
                 let krate = &self.krate;
                 out.push(Inst::Opaque {
                     out: init,
-                    tokens: quote!(#krate::__private::Placeholder::placeholder()),
+                    tokens: quote!(#krate::ShapelessZero::shapeless_zero()),
                     reads: Vec::new(),
                     may_write: false,
                     only_inactive: None,

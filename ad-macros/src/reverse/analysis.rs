@@ -176,7 +176,10 @@ impl Reverse<'_> {
                 | Inst::Payload { out, a, .. } => {
                     if self.active(*out) {
                         self.contribute(*a);
-                        if matches!(inst, Inst::Field { .. }) {
+                        // A named field of a struct of a declared type keeps nothing.
+                        if let Inst::Field { index, of, .. } = inst
+                            && self.func.declared_struct(index, *of).is_none()
+                        {
                             self.note_record(*out);
                         }
                     }

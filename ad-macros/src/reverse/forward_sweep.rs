@@ -229,119 +229,7 @@ impl<'a> Reverse<'a> {
                 }
                 ts
             }
-            Inst::Call {
-                out,
-                callee,
-                args,
-                span,
-                parens,
-                lent,
-                functions,
-            } => {
-                // The slice a lent argument stands for, over `base`.
-                let slice_of = |k: usize, base: &TokenStream| {
-                    crate::lower::lent_slice(&krate, self.func, lent[k], base, &mut |b| {
-                        self.p(b, al)
-                    })
-                };
-                let pargs: Vec<TokenStream> = args.iter().map(|a| self.p(*a, al)).collect();
-                if !self.active(*out) {
-                    let call = crate::lower::plain_lent_call(
-                        &self.literals,
-                        &krate,
-                        self.func,
-                        (callee, parens),
-                        (args, lent),
-                        &|a| self.p(a, al),
-                    );
-                    return Self::def(*out, call);
-                }
-                let v = v_ident(*out);
-                // Slice parameters are lent to the callee (an output as `&mut *y`, or as `&*y`
-                // when passed twice), and the reverse sweep passes them again with their
-                // buffers; an output goes again as the copy taken here, since the function may
-                // write it after the call. The other arguments are kept before the call takes
-                // them, after the copies.
-                let copied = self.copied_outputs(args, lent);
-                let mut kept_args: Vec<TokenStream> = copied
-                    .iter()
-                    .map(|var| {
-                        let ident = &self.func.vars[var.0 as usize].ident;
-                        quote!(#ident.to_vec())
-                    })
-                    .collect();
-                let mut call_args = Vec::new();
-                let again = self.call_args.get(&out.0);
-                for (i, (a, p)) in args.iter().zip(&pargs).enumerate() {
-                    // A function item: in place in the callee's derivative, not an argument.
-                    if functions[i] {
-                        continue;
-                    }
-                    // A part of a slice: its bounds are kept, after what the argument keeps.
-                    let bounds: Vec<TokenStream> =
-                        lent[i].bounds().iter().map(|b| self.p(*b, al)).collect();
-                    call_args.push(match self.slice_reads.get(&a.0) {
-                        // A local, or a part of an output slice, lent mutably: the part as it is
-                        // before the call, and a local's length, for the buffer of its adjoint
-                        // (an output's is its buffer).
-                        _ if let Some(var) = lent[i].mutable() => {
-                            let index = lent[i].index(&mut |b| self.p(b, al));
-                            let seq = crate::lower::lent_seq(&krate, self.func, var, p);
-                            kept_args.push(quote!(<[_]>::to_vec(&#seq #index)));
-                            if !self.is_slice(var) {
-                                kept_args.push(quote!(#seq.len()));
-                            }
-                            kept_args.extend(bounds);
-                            let part = slice_of(i, p);
-                            quote!(#krate::__private::lend(#part))
-                        }
-                        Some((var, true)) if self.lent_twice(args, *var) => quote!(&*#p),
-                        Some((_, true)) => quote!(#krate::__private::lend(&mut *#p)),
-                        Some((_, false)) => {
-                            kept_args.extend(bounds);
-                            slice_of(i, p)
-                        }
-                        // A local lent as a slice: kept as a copy, for the reverse sweep.
-                        None if lent[i] != crate::ir::Lent::No => {
-                            kept_args.push(quote!(::core::clone::Clone::clone(&#p)));
-                            kept_args.extend(bounds);
-                            slice_of(i, p)
-                        }
-                        None => {
-                            if again.is_none_or(|g| g[i].is_none()) {
-                                kept_args.push(quote!(::core::clone::Clone::clone(&#p)));
-                            }
-                            p.clone()
-                        }
-                    });
-                }
-                let partial =
-                    crate::call_site::Partial::of(callee, args, functions, &|a| self.p(a, al));
-                let call = crate::call_site::call_site(
-                    &krate,
-                    &self.caller,
-                    *span,
-                    "__augmented",
-                    quote!(#tape, (#(#call_args,)*)),
-                    (callee, Some(&super::site_ident(*out)), partial.as_ref()),
-                );
-                let kept = hyg("__args");
-                // With slices, the record keeps copies and bounds beside the arguments, more
-                // than the sixteen elements a tuple on the tape may have: in tuples of sixteen.
-                let split = args.iter().any(|a| self.slice_reads.contains_key(&a.0))
-                    || lent.iter().any(|l| *l != crate::ir::Lent::No);
-                let kept_args = if split {
-                    kept_chunks(&kept_args)
-                } else {
-                    kept_args
-                };
-                let mut ts = quote! {
-                    let #kept = (#(#kept_args,)*);
-                    let #v = #call;
-                };
-                ts.extend(self.record(*out, &[quote!(#kept), quote!(#v)]));
-                ts
-            }
+            Inst::Call { .. } => self.forward_call(inst, al),
             Inst::Cast { out, a, ty, via } => {
                 let pa = self.p(*a, al);
                 let primal = crate::ir::Conversion::primal(via.as_ref(), &pa, ty);
@@ -362,8 +250,7 @@ impl<'a> Reverse<'a> {
                 value,
             } => {
                 let (pa, pv) = (self.p(*a, al), self.p(*value, al));
-                let t = hyg("__t");
-                Self::def(*out, quote!({ let mut #t = #pa; #t #(.#path)* = #pv; #t }))
+                Self::def(*out, crate::ir::set_field_tokens(&pa, path, &pv))
             }
             Inst::Struct {
                 out,
@@ -371,13 +258,8 @@ impl<'a> Reverse<'a> {
                 fields,
                 rest,
             } => {
-                let members = fields.iter().map(|(m, _)| m);
-                let ps: Vec<TokenStream> = fields.iter().map(|(_, v)| self.p(*v, al)).collect();
-                let rest_p = rest.map(|r| {
-                    let p = self.p(r, al);
-                    quote!(..#p)
-                });
-                Self::def(*out, quote!(#path { #(#members: #ps,)* #rest_p }))
+                let literal = crate::ir::struct_tokens(path, fields, *rest, &mut |x| self.p(x, al));
+                Self::def(*out, literal)
             }
             Inst::Field {
                 out,
@@ -399,12 +281,10 @@ impl<'a> Reverse<'a> {
                         al.0.insert(out.0, quote!((#pa) #access));
                         TokenStream::new()
                     };
-                    let ty = match of.map(|v| (v, &self.func.vars[v.0 as usize].ty)) {
-                        Some((_, Some(t))) if !matches!(t, syn::Type::Reference(_)) => {
-                            quote!(#krate::__private::Ty::<#t>::default())
-                        }
-                        Some((v, None)) if self.typed_at_let.contains(&v.0) => {
-                            let w = ty_witness(v);
+                    // Of a declared type, named by the reverse sweep: nothing kept (`keeps`).
+                    let ty = match of {
+                        Some(v) if self.typed_at_let.contains(&v.0) => {
+                            let w = ty_witness(*v);
                             quote!(#w)
                         }
                         _ => quote!(#krate::__private::type_of(&#pa)),
@@ -816,10 +696,4 @@ fn names_other_replay(tokens: &TokenStream, own: Option<&str>) -> bool {
         let name = i.to_string();
         name.starts_with("__ri") && Some(name.as_str()) != own
     })
-}
-
-/// What a call's record keeps, in tuples of up to sixteen (the largest tuple the tape takes);
-/// the reverse sweep reads element `k` as `.0.(k / 16).(k % 16)`.
-fn kept_chunks(kept: &[TokenStream]) -> Vec<TokenStream> {
-    kept.chunks(16).map(|c| quote!((#(#c,)*))).collect()
 }

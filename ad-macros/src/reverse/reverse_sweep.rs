@@ -647,18 +647,27 @@ impl<'a> Reverse<'a> {
                 a,
                 index,
                 element,
-                ..
+                of,
             } => {
                 let access = crate::ir::field_access(index, *element);
                 if !self.active(*out) {
                     return TokenStream::new();
                 }
-                let pop = self.pop_record(*out);
+                let declared = self.func.declared_struct(index, *of);
+                let pop = match declared {
+                    Some(_) => TokenStream::new(),
+                    None => {
+                        let pop = self.pop_record(*out);
+                        quote!(let #r = #pop;)
+                    }
+                };
                 let t = hyg("__t");
-                let zero = if matches!(index, syn::Member::Named(_)) {
-                    quote!(#krate::__private::zero_of(#r.0))
-                } else {
-                    quote!(#krate::__private::zero(&#r.0))
+                let zero = match (declared, index) {
+                    (Some(ty), _) => {
+                        quote!(#krate::__private::zero_of(#krate::__private::Ty::<#ty>::default()))
+                    }
+                    (None, syn::Member::Named(_)) => quote!(#krate::__private::zero_of(#r.0)),
+                    (None, _) => quote!(#krate::__private::zero(&#r.0)),
                 };
                 let body = if self.contributed.contains(&a.0) {
                     let set = quote! {
@@ -671,7 +680,7 @@ impl<'a> Reverse<'a> {
                     TokenStream::new()
                 };
                 let inner = self.with_adjoint(*out, body);
-                quote!(let #r = #pop; #inner)
+                quote!(#pop #inner)
             }
             Inst::Let { var, init: Some(v) } | Inst::Assign { var, value: v, .. } => {
                 if !self.var_contributed.contains(&var.0) {

@@ -100,6 +100,20 @@ impl<E: Differentiable + 'static, const N: usize> Arg for ArrayRef<E, N> {
 /// The kind of a shared reference to a struct with `#[derive(ad::Differentiable)]`
 /// (`&Model`): differentiated as the struct. The tangent and the adjoint are the struct's
 /// tangent, by value.
+///
+/// ```
+/// #[derive(Clone, Copy, Debug, PartialEq, ad::Differentiable)]
+/// struct Point { x: f64, y: f64 }
+///
+/// fn kind_of<P: ad::Param<Marker = ad::Ref<Point>>>(_: P) {}
+/// kind_of(&Point { x: 1.0, y: 2.0 });
+///
+/// #[ad::differentiable]
+/// fn norm2(p: &Point) -> f64 { p.x * p.x + p.y * p.y }
+/// // The tangent of `&Point` is a `Point`, by value, and so is its gradient.
+/// assert_eq!(ad::jvp(norm2, (&Point { x: 1.0, y: 2.0 },), (Point { x: 1.0, y: 0.0 },)).1, 2.0);
+/// assert_eq!(ad::grad(norm2, (&Point { x: 1.0, y: 2.0 },)).0, Point { x: 2.0, y: 4.0 });
+/// ```
 pub struct Ref<T>(PhantomData<fn() -> T>);
 
 impl<T: Differentiable + 'static> Arg for Ref<T> {

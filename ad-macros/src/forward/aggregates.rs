@@ -1,0 +1,105 @@
+//! Values built from parts and parts of values: tuples and their fields, structs (literals,
+//! fields read as places, fields replaced), and `Option`s (`Some(a)` and the value inside).
+
+use super::*;
+
+impl Forward<'_> {
+    pub(super) fn aggregate(&mut self, inst: &Inst, al: &mut Aliases) -> TokenStream {
+        let krate = self.krate.clone();
+        match inst {
+            Inst::Wrap { out, a } => {
+                let pa = self.p(*a, al);
+                let ta = self.t(*a, al);
+                self.def(
+                    *out,
+                    quote!(::core::option::Option::Some(#pa)),
+                    Some(quote!(::core::option::Option::Some(#ta))),
+                )
+            }
+            Inst::Payload { out, a, unwrap } => {
+                let pa = self.p(*a, al);
+                let ta = self.t(*a, al);
+                let krate = self.krate;
+                let primal = match unwrap {
+                    Some(call) => quote!(#pa #call),
+                    None => quote!(#krate::__private::payload(#pa)),
+                };
+                self.def(*out, primal, Some(quote!(#krate::__private::payload(#ta))))
+            }
+            Inst::SetField {
+                out,
+                a,
+                path,
+                value,
+            } => {
+                let (pa, pv) = (self.p(*a, al), self.p(*value, al));
+                let primal = crate::ir::set_field_tokens(&pa, path, &pv);
+                // The tangents first: a zero made from the value reads it before it moves.
+                let base = self.t_or_zero(*a, al);
+                let tv = self.t_or_zero(*value, al);
+                let tangent = crate::ir::set_field_tokens(&base, path, &tv);
+                self.def_aggregate(*out, primal, tangent)
+            }
+            Inst::Struct {
+                out,
+                path,
+                fields,
+                rest,
+            } => {
+                let v = hyg(format!("__v{}", out.0));
+                // The value first, then its tangent: from the tangent of the rest, or a zero of
+                // the value's shape, with the fields that carry a derivative set.
+                let literal = crate::ir::struct_tokens(path, fields, *rest, &mut |x| self.p(x, al));
+                let mut ts = quote!(let #v = #literal;);
+                if self.active(*out) {
+                    let d = hyg(format!("__d{}", out.0));
+                    let t = hyg("__t".to_string());
+                    let base = match rest {
+                        Some(r) if self.active(*r) => self.t(*r, al),
+                        _ => quote!(#krate::__private::zero(&#v)),
+                    };
+                    // The fields' tangents before the base, which may be the rest's tangent
+                    // they read.
+                    let (mut reads, mut sets) = (TokenStream::new(), TokenStream::new());
+                    for (k, (m, v)) in fields.iter().enumerate() {
+                        if self.active(*v) {
+                            let f = hyg(format!("__f{k}"));
+                            let tv = self.t(*v, al);
+                            reads.extend(quote!(let #f = #tv;));
+                            sets.extend(quote!(#t.#m = #f;));
+                        }
+                    }
+                    ts.extend(quote!(let #d = { #reads let mut #t = #base; #sets #t };));
+                }
+                ts
+            }
+            Inst::Tuple { out, elems } => {
+                let ps: Vec<TokenStream> = elems.iter().map(|e| self.p(*e, al)).collect();
+                let ts: Vec<TokenStream> = elems.iter().map(|e| self.t_or_zero(*e, al)).collect();
+                self.def_aggregate(*out, quote!((#(#ps,)*)), quote!((#(#ts,)*)))
+            }
+            Inst::Field {
+                out,
+                a,
+                index,
+                element,
+                ..
+            } => {
+                let pa = self.p(*a, al);
+                let ta = self.t(*a, al);
+                let access = crate::ir::field_access(index, *element);
+                // A struct's field is a place, read where it is used (`s.a.x` copies the float,
+                // not `s.a`), as a read of a variable is.
+                if matches!(index, syn::Member::Named(_)) && !self.func.field_copies(*out) {
+                    al.primal.insert(out.0, quote!((#pa) #access));
+                    if self.active(*out) {
+                        al.tangent.insert(out.0, quote!((#ta) #access));
+                    }
+                    return TokenStream::new();
+                }
+                self.def(*out, quote!(#pa #access), Some(quote!(#ta #access)))
+            }
+            _ => unreachable!("a value built from parts or a part of one"),
+        }
+    }
+}
