@@ -270,7 +270,7 @@ fn check_block(func: &Func, b: &Block, act: &Activity, errors: &mut Vec<syn::Err
         } = inst
             && let Some(var) = reads.iter().find(|v| act.var(**v))
         {
-            let name = &func.vars[var.0 as usize].ident;
+            let name = user_name(&func.vars[var.0 as usize].ident);
             errors.push(syn::Error::new_spanned(
                 tokens,
                 format!(
@@ -290,10 +290,10 @@ fn check_block(func: &Func, b: &Block, act: &Activity, errors: &mut Vec<syn::Err
             } => {
                 if let Some(var) = reads.iter().find(|v| act.var(**v)) {
                     let data = &func.vars[var.0 as usize];
-                    let name = &data.ident;
+                    let name = user_name(&data.ident);
                     // A variable without a float type may be an integer the macro cannot see.
                     let declared_float = data.ty.as_ref().is_some_and(crate::lower::is_float_type);
-                    let integer_hint = if declared_float {
+                    let integer_hint = if declared_float || name == "self" {
                         String::new()
                     } else {
                         format!(
@@ -326,5 +326,15 @@ fn check_block(func: &Func, b: &Block, act: &Activity, errors: &mut Vec<syn::Err
             }
             _ => {}
         }
+    }
+}
+
+/// A variable's name as the user wrote it: a method's receiver is `self`, not the parameter
+/// `__ad_self` it is differentiated as.
+fn user_name(ident: &syn::Ident) -> String {
+    if ident == "__ad_self" {
+        "self".to_string()
+    } else {
+        ident.to_string()
     }
 }

@@ -33,6 +33,8 @@ pub struct ValueData {
     pub place: bool,
     /// For a struct's field read, the read of the variable at the root of its chain.
     pub root: Option<Value>,
+    /// A read the user clones (`s.clone()`, `s.w.clone()`): bound to a clone of the value.
+    pub clones: bool,
 }
 
 impl ValueData {
@@ -41,6 +43,7 @@ impl ValueData {
             needs_copy: false,
             place: false,
             root: None,
+            clones: false,
         }
     }
 }
@@ -72,6 +75,11 @@ impl Func {
             .ty
             .as_ref()
             .filter(|t| !matches!(t, Type::Reference(_)))
+    }
+
+    /// Whether a read is cloned where it is bound (`s.clone()`).
+    pub fn clones(&self, v: Value) -> bool {
+        self.values[v.0 as usize].clones
     }
 
     /// Whether a read is the root of a field chain, which is never copied whole.
@@ -306,6 +314,13 @@ pub enum Lent {
         end: Option<Value>,
         inclusive: bool,
     },
+    /// A struct passed by reference (`f(&s)` of a struct local, `f(p)` of a `&Model` parameter,
+    /// which the derivative holds as a copy): the derivatives pass `&value`, the tangent and the
+    /// adjoint by value (the kind `ad::Ref`), and the record keeps a copy of the struct.
+    Ref,
+    /// The receiver of a method call (`s.length()`), passed as the method takes it, by reference
+    /// or by value (`ad_runtime::__private::Receiver`); otherwise as `Ref`.
+    Receiver,
     /// A local `Vec` or array lent to a function that writes it: `&mut v` (`bare`), `&mut v[..]`
     /// or `&mut v[a..b]`. The derivatives lend it and its tangent as `&mut v[a..b]` and keep a
     /// copy of the part as it was before the call; the reverse sweep lends that copy again, with
@@ -339,6 +354,11 @@ impl Lent {
         }
     }
 
+    /// Whether the argument is a struct passed by reference (`Ref` or `Receiver`).
+    pub fn by_ref(self) -> bool {
+        matches!(self, Lent::Ref | Lent::Receiver)
+    }
+
     /// Whether the argument lends a variable as a shared slice (`&v`, `&v[a..b]`).
     pub fn shared(self) -> bool {
         matches!(self, Lent::Whole | Lent::Part { .. })
@@ -348,7 +368,7 @@ impl Lent {
     /// `[..]` for `Whole`, nothing for `No`.
     pub fn index(self, bound: &mut dyn FnMut(Value) -> TokenStream) -> TokenStream {
         match self {
-            Lent::No => TokenStream::new(),
+            Lent::No | Lent::Ref | Lent::Receiver => TokenStream::new(),
             Lent::Whole => quote::quote!([..]),
             Lent::Part {
                 start,

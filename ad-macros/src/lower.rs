@@ -34,7 +34,7 @@ use items::ITEM_SHADOW;
 pub use names::*;
 use operators::{arith_of, arith_of_compound, compound_base, is_compound};
 use verbatim::{collect_names, find_control, may_write};
-pub use written::{lent_seq, lent_slice, literals, plain_lent_call, slice_reads};
+pub use written::{lent_seq, lent_slice, literals, passed, plain_lent_call, slice_reads};
 
 pub struct Lower {
     values: Vec<ValueData>,
@@ -71,6 +71,10 @@ pub struct Lower {
     places: Vec<places::Place>,
     /// The label of a `for` loop over a chain, for the loop it is lowered to.
     chain_label: Option<syn::Label>,
+    /// The variables of a struct type the body names in a struct literal that binds them
+    /// (`let s = Spring { .. };`), beside those declared with one: a method called on them is
+    /// the call of `<Spring>::method`.
+    struct_types: HashMap<u32, Type>,
     /// The function returns `()` (it writes its results into `&mut [T]` outputs): `return;`
     /// leaves it.
     returns_unit: bool,
@@ -101,6 +105,7 @@ impl Lower {
             views: HashMap::new(),
             places: Vec::new(),
             chain_label: None,
+            struct_types: HashMap::new(),
             returns_unit: false,
             errors: Vec::new(),
         }
@@ -356,6 +361,16 @@ impl Lower {
             Expr::Paren(p) => self.local_var(&p.expr),
             _ => None,
         }
+    }
+
+    /// The struct type of a variable, where the body says it: declared (a parameter, `&Model`
+    /// among them, or a `let` with a type) or bound by a struct literal.
+    fn struct_type_of(&self, var: Var) -> Option<Type> {
+        if let Some(ty) = self.struct_types.get(&var.0) {
+            return Some(ty.clone());
+        }
+        let ty = self.vars[var.0 as usize].ty.as_ref()?;
+        crate::lower::names::struct_type(ty, &self.type_params).cloned()
     }
 
     /// A field of a local variable, also nested (`s.x`, `s.at.x`): the variable and the path.

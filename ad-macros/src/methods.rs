@@ -47,7 +47,7 @@ pub fn differentiable_impl(args: TokenStream, block: ItemImpl) -> syn::Result<To
 }
 
 /// The free function a method stands for: its receiver a parameter named `__ad_self` (at the
-/// receiver's span, which the body's `self` takes too), `Self` the block's type.
+/// receiver's span; the body's `self` at its own), `Self` the block's type.
 fn free_function(method: &syn::ImplItemFn, self_ty: &syn::Type) -> syn::Result<ItemFn> {
     if !method.sig.generics.params.is_empty() {
         return Err(syn::Error::new_spanned(
@@ -94,7 +94,7 @@ fn free_function(method: &syn::ImplItemFn, self_ty: &syn::Type) -> syn::Result<I
 }
 
 /// `tokens` with `Self` written as the block's type and, for a method with a receiver, `self`
-/// as `__ad_self` at the receiver's span.
+/// as `__ad_self`.
 fn replace(tokens: TokenStream, self_ty: &syn::Type, receiver: Option<Span>) -> TokenStream {
     tokens
         .into_iter()
@@ -110,7 +110,8 @@ fn replace(tokens: TokenStream, self_ty: &syn::Type, receiver: Option<Span>) -> 
                     self_ty.to_token_stream().into_iter().collect()
                 }
                 TokenTree::Ident(i) if i == "self" => match receiver {
-                    Some(span) => vec![TokenTree::Ident(syn::Ident::new("__ad_self", span))],
+                    // At the token's own span, so that an error in the body points there.
+                    Some(_) => vec![TokenTree::Ident(syn::Ident::new("__ad_self", i.span()))],
                     None => vec![TokenTree::Ident(i)],
                 },
                 other => vec![other],

@@ -90,6 +90,10 @@ impl Forward<'_> {
                 let access = crate::ir::field_access(index, *element);
                 // A struct's field is a place, read where it is used (`s.a.x` copies the float,
                 // not `s.a`), as a read of a variable is.
+                if self.func.clones(*out) {
+                    let clone = |x: TokenStream| quote!(::core::clone::Clone::clone(&(#x) #access));
+                    return self.def(*out, clone(pa), Some(clone(ta)));
+                }
                 if matches!(index, syn::Member::Named(_)) && !self.func.field_copies(*out) {
                     al.primal.insert(out.0, quote!((#pa) #access));
                     if self.active(*out) {

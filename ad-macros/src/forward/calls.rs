@@ -52,6 +52,21 @@ impl Forward<'_> {
                 let mut pargs = pargs;
                 let mut zeros = TokenStream::new();
                 for (k, a) in args.iter().enumerate() {
+                    // A struct by reference: `&value`, its tangent by value.
+                    if lent[k].by_ref() {
+                        let p = &pargs[k];
+                        pargs[k] = crate::lower::passed(
+                            &krate,
+                            callee,
+                            (lent[k], args.len()),
+                            quote!(&(#p)),
+                        );
+                        if self.active(*a) {
+                            let t = &targs[k];
+                            targs[k] = quote!(::core::clone::Clone::clone(&(#t)));
+                        }
+                        continue;
+                    }
                     // A local lent mutably: active, as the call is (it writes what the call's
                     // arguments give).
                     if lent[k].mutable().is_some() {

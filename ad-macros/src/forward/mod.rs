@@ -288,7 +288,10 @@ impl<'a> Forward<'a> {
                 }
                 let x = ident.clone();
                 let dx = Self::tangent_of(ident);
-                if self.func.copies(*out) {
+                if self.func.clones(*out) {
+                    let clone = |x| quote!(::core::clone::Clone::clone(&#x));
+                    self.def(*out, clone(&x), Some(clone(&dx)))
+                } else if self.func.copies(*out) {
                     self.def(*out, quote!(#x), Some(quote!(#dx)))
                 } else {
                     al.primal.insert(out.0, quote!(#x));

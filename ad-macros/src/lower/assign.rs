@@ -66,8 +66,10 @@ impl Lower {
                 Expr::Field(f) => {
                     let (member, base) = (&f.member, &f.base);
                     let name = quote!(#member).to_string();
-                    let place = format!("{}.{name}", quote!(#base)).replace(' ', "");
-                    format!("#[differentiable] does not index a struct's field yet; bind the field first, `let {name} = {place};`, and index that: `{name}[i]`")
+                    let place = format!("{}.{name}", quote!(#base))
+                        .replace(' ', "")
+                        .replace("__ad_self", "self");
+                    format!("#[differentiable] does not index a struct's field yet; bind a copy of the field first, `let {name} = {place}.clone();`, and index that: `{name}[i]`")
                 }
                 _ => "#[differentiable] supports indexing a variable only (a parameter or a `let`); bind the value first: `let row = ...; row[i]`".to_string(),
             };

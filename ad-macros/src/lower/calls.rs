@@ -26,6 +26,12 @@ const CONVERSIONS: &[&str] = &[
 impl Lower {
     pub(super) fn method_call(&mut self, m: &syn::ExprMethodCall, out: &mut Vec<Inst>) -> Value {
         let name = m.method.to_string();
+        if let Some(v) = self.user_method(m, out) {
+            return v;
+        }
+        if let Some(v) = self.struct_clone(m, out) {
+            return v;
+        }
         if let Some(prim) = prims::lookup(&name) {
             let expected = match prim.shape {
                 Shape::Unary => 0,
@@ -51,6 +57,13 @@ impl Lower {
                 args,
             });
             return v;
+        }
+        if CONTAINER_INACTIVE.contains(&name.as_str()) && !self.known_container(&m.receiver) {
+            // A method of a type the macro cannot see, with a container's name: checked to
+            // return a count or a test, which has no derivative.
+            let krate = &self.krate;
+            let checked: Expr = syn::parse_quote_spanned!(m.span()=> #krate::__private::count(#m));
+            return self.verbatim(&checked, out, None);
         }
         if prims::INACTIVE_METHODS.contains(&name.as_str())
             || CONTAINER_INACTIVE.contains(&name.as_str())
@@ -98,6 +111,12 @@ impl Lower {
         }
         let fix = if OPTION_METHODS.contains(&name.as_str()) {
             "an `Option` carries a derivative through `match`, `if let` and `.unwrap()`: write `match o { Some(v) => .., None => .. }`"
+        } else if self.field_place(&m.receiver).is_some()
+            || self
+                .local_var(&m.receiver)
+                .is_some_and(|(var, _)| self.vars[var.0 as usize].ty.is_none())
+        {
+            "a method of your own struct is called with its derivative where the body names the receiver's type: `self`, a parameter, or a variable bound by a `let` with a type (`let s: Spring = ..;`) or by a struct literal; otherwise call it by path (`Spring::length(&s)`); the float methods that are differentiated are listed in the README"
         } else {
             "the float methods that are differentiated are listed in the README; for anything else call a function (with #[differentiable] or a #[custom_rule]) instead of a method"
         };
@@ -281,33 +300,46 @@ impl Lower {
             }
         }
         // A reference to an array is differentiated as a copy of the array, which the callee
-        // would get in its place: not passed on yet.
+        // would get in its place: not passed on yet (a struct's is, as `&` of the copy).
         for a in &c.args {
             if let Some((var, ident)) = self.local_var(a)
                 && self.array_refs.contains(&var)
-            {
-                let array = self.vars[var.0 as usize]
+                && self.vars[var.0 as usize]
                     .ty
                     .as_ref()
-                    .is_some_and(|t| matches!(t, Type::Array(_)));
-                let message = if array {
-                    format!(
-                        "#[differentiable] does not pass a reference to an array on to another function yet: `{ident}` is differentiated as the array it refers to; pass the array (`*{ident}`) to a function that takes `[T; N]`"
-                    )
-                } else {
-                    format!(
-                        "#[differentiable] does not pass a reference to a struct on to another function yet: `{ident}` is differentiated as the struct it refers to; pass the fields the callee reads (`{ident}.x`), or take the struct by value in both functions"
-                    )
-                };
-                self.errors.push(err(a, message));
+                    .is_some_and(|t| matches!(t, Type::Array(_)))
+            {
+                self.errors.push(err(a, format!(
+                    "#[differentiable] does not pass a reference to an array on to another function yet: `{ident}` is differentiated as the array it refers to; pass the array (`*{ident}`) to a function that takes `[T; N]`"
+                )));
             }
         }
+        let (args, lent, functions) = self.call_arguments(c.args.iter(), out);
+        let v = self.value(c.span());
+        out.push(Inst::Call {
+            out: v,
+            callee: path.to_token_stream(),
+            args,
+            span: c.span(),
+            parens: c.paren_token.span,
+            lent,
+            functions,
+        });
+        v
+    }
+
+    /// The arguments of a call: their values, how each is lent, and which are function items.
+    fn call_arguments<'e>(
+        &mut self,
+        written: impl Iterator<Item = &'e Expr>,
+        out: &mut Vec<Inst>,
+    ) -> (Vec<Value>, Vec<Lent>, Vec<bool>) {
         // A slice parameter may be passed on whole: the callee gets it with its tangent or
         // adjoint buffer. A local `Vec` or array is lent as a slice (`&v`, `&v[..]`).
         let mut lent = Vec::new();
         let mut args = Vec::new();
         let mut functions = Vec::new();
-        for a in &c.args {
+        for a in written {
             functions.push(self.function_argument(a));
             let taken = self.lent_arg(a, out);
             lent.push(taken.as_ref().map_or(Lent::No, |(_, _, l)| *l));
@@ -328,17 +360,75 @@ impl Lower {
                 None => self.expr(a, out),
             });
         }
-        let v = self.value(c.span());
+        (args, lent, functions)
+    }
+
+    /// `s.clone()` of a struct, `s.w.clone()` of a field: a copy of the value, with its
+    /// derivative (the derived `Clone` copies every field).
+    fn struct_clone(&mut self, m: &syn::ExprMethodCall, out: &mut Vec<Inst>) -> Option<Value> {
+        if m.method != "clone" || !m.args.is_empty() || m.turbofish.is_some() {
+            return None;
+        }
+        let mut recv = &*m.receiver;
+        while let Expr::Paren(p) = recv {
+            recv = &p.expr;
+        }
+        let field = self.field_place(recv).is_some();
+        let of_struct = self
+            .local_var(recv)
+            .is_some_and(|(var, _)| self.struct_type_of(var).is_some());
+        if !field && !of_struct {
+            return None;
+        }
+        let v = self.expr(recv, out);
+        self.values[v.0 as usize].clones = true;
+        Some(v)
+    }
+
+    /// `s.length(x)` with `s` of a struct type the body names (`self`, a parameter, a `let`
+    /// with a type or bound by a struct literal): the call of `<Spring>::length`, through the
+    /// registry like any call, the receiver passed as the method takes it.
+    fn user_method(&mut self, m: &syn::ExprMethodCall, out: &mut Vec<Inst>) -> Option<Value> {
+        let mut recv = &*m.receiver;
+        loop {
+            recv = match recv {
+                Expr::Paren(p) => &p.expr,
+                Expr::Reference(r) if r.mutability.is_none() => &r.expr,
+                Expr::Unary(u) if matches!(u.op, UnOp::Deref(_)) => &u.expr,
+                _ => break,
+            };
+        }
+        if STD_TRAIT_METHODS.contains(&m.method.to_string().as_str()) {
+            return None;
+        }
+        let (var, ident) = self.local_var(recv)?;
+        let ty = self.struct_type_of(var)?;
+        if let Some(turbofish) = &m.turbofish {
+            self.errors.push(err(turbofish, "#[differentiable] does not call generic methods of a struct yet: call a method without type arguments, or a free function"));
+            return Some(self.dummy(out, m.span()));
+        }
+        let receiver = self.value(recv.span());
+        out.push(Inst::Read {
+            out: receiver,
+            var,
+            ident,
+        });
+        let (mut args, mut lent, mut functions) = self.call_arguments(m.args.iter(), out);
+        args.insert(0, receiver);
+        lent.insert(0, Lent::Receiver);
+        functions.insert(0, false);
+        let method = &m.method;
+        let v = self.value(m.span());
         out.push(Inst::Call {
             out: v,
-            callee: path.to_token_stream(),
+            callee: quote::quote_spanned!(method.span()=> <#ty>::#method),
             args,
-            span: c.span(),
-            parens: c.paren_token.span,
+            span: m.span(),
+            parens: m.paren_token.span,
             lent,
             functions,
         });
-        v
+        Some(v)
     }
 
     /// Whether `a` is a function item passed by name (`field`, `models::field`): a path that
@@ -375,6 +465,9 @@ impl Lower {
     /// `&x[a..b]` (also `&x[..]`, `&x`) of a shared slice parameter; the variable and how it is
     /// lent (with the bounds lowered into `out`).
     fn lent_arg(&mut self, a: &Expr, out: &mut Vec<Inst>) -> Option<(Var, Ident, Lent)> {
+        if let Some((var, ident)) = self.struct_by_ref(a) {
+            return Some((var, ident, Lent::Ref));
+        }
         // A slice bound by `let`: `f(row)`, also `f(&row)`, `f(&row[..])`.
         let named = match a {
             Expr::Reference(r) if r.mutability.is_none() => match &*r.expr {
@@ -440,6 +533,38 @@ impl Lower {
 }
 
 impl Lower {
+    /// Whether `e` is a variable declared as a slice, an array, a `Vec` or an `Option`, or a
+    /// slice bound by `let`: `.len()` of it is a count.
+    fn known_container(&mut self, e: &Expr) -> bool {
+        let Some((var, _)) = self.local_var(e) else {
+            return false;
+        };
+        if self.view_of(var).is_some() {
+            return true;
+        }
+        self.vars[var.0 as usize].ty.as_ref().is_some_and(|t| {
+            let t = match t {
+                Type::Reference(r) => &*r.elem,
+                t => t,
+            };
+            slice_of(t).is_some()
+                || matches!(t, Type::Array(_) | Type::Slice(_))
+                || type_name(t).is_some_and(|n| n == "Vec" || n == "Option")
+        })
+    }
+
+    /// A struct passed by reference: `&s` of a variable of a struct type, or a `&Model`
+    /// parameter as it is (the derivative holds a copy of the struct it refers to).
+    fn struct_by_ref(&mut self, a: &Expr) -> Option<(Var, Ident)> {
+        let (inner, by_ref) = match a {
+            Expr::Reference(r) if r.mutability.is_none() => (&*r.expr, true),
+            other => (other, false),
+        };
+        let (var, ident) = self.local_var(inner)?;
+        self.struct_type_of(var)?;
+        (by_ref || self.array_refs.contains(&var)).then_some((var, ident))
+    }
+
     /// `&mut v`, `&mut *v`, `&mut v[..]` or `&mut v[a..b]` of a local `Vec` or array that may
     /// hold derivatives, or a part of an output slice parameter: lent to a function that writes
     /// it (see `Lent::Mut`). An output slice whole (`&mut *y`, `&mut y[..]`) is passed on as
@@ -542,6 +667,37 @@ fn sliced(e: &Expr) -> Option<&syn::ExprRange> {
         _ => None,
     }
 }
+
+/// Methods of the standard library's traits, which a struct has by `derive` or a blanket impl
+/// and which have no derivative in the registry: not calls of the struct's own methods.
+const STD_TRAIT_METHODS: &[&str] = &[
+    "clone",
+    "clone_from",
+    "to_owned",
+    "into",
+    "try_into",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "partial_cmp",
+    "cmp",
+    "max",
+    "min",
+    "clamp",
+    "fmt",
+    "to_string",
+    "borrow",
+    "borrow_mut",
+    "as_ref",
+    "as_mut",
+    "hash",
+    "iter",
+    "iter_mut",
+    "into_iter",
+];
 
 /// Methods of `Option` (and only of `Option`) that take its value out, which a `match` spells.
 const OPTION_METHODS: &[&str] = &[

@@ -87,23 +87,31 @@ pub fn array_ref_of(ty: &Type) -> Option<&Type> {
 /// `Param`). A type parameter, a primitive or a standard type is not one.
 pub fn struct_ref_of<'t>(ty: &'t Type, type_params: &[String]) -> Option<&'t Type> {
     match ty {
-        Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
-            Type::Path(p) if p.qself.is_none() => {
-                let last = p.path.segments.last()?;
-                let name = last.ident.to_string();
-                let std_type = matches!(
-                    name.as_str(),
-                    "Vec" | "Option" | "String" | "Box" | "Const" | "Rc" | "Arc"
-                );
-                (name.starts_with(char::is_uppercase)
-                    && !std_type
-                    && !(p.path.segments.len() == 1 && type_params.contains(&name)))
-                .then_some(&*r.elem)
-            }
-            _ => None,
-        },
+        Type::Reference(r) if r.mutability.is_none() => struct_type(&r.elem, type_params),
         Type::Paren(p) => struct_ref_of(&p.elem, type_params),
         Type::Group(g) => struct_ref_of(&g.elem, type_params),
+        _ => None,
+    }
+}
+
+/// A struct of the user's own, by value (`Model`, `Params<T>`): a path whose last name is
+/// capitalised, not a type parameter and not a standard container.
+pub fn struct_type<'t>(ty: &'t Type, type_params: &[String]) -> Option<&'t Type> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            let name = last.ident.to_string();
+            let std_type = matches!(
+                name.as_str(),
+                "Vec" | "Option" | "String" | "Box" | "Const" | "Rc" | "Arc" | "Self"
+            );
+            (name.starts_with(char::is_uppercase)
+                && !std_type
+                && !(p.path.segments.len() == 1 && type_params.contains(&name)))
+            .then_some(ty)
+        }
+        Type::Paren(p) => struct_type(&p.elem, type_params),
+        Type::Group(g) => struct_type(&g.elem, type_params),
         _ => None,
     }
 }

@@ -39,6 +39,13 @@ impl Lower {
         };
         let mut binds = Vec::new();
         self.pattern(pat, ty.cloned(), value, out, &mut binds);
+        // `let s = Spring { .. };`: `s` is a `Spring`.
+        if let ([var], Pat::Ident(_), Expr::Struct(lit)) = (binds.as_slice(), pat, &*init.expr)
+            && lit.qself.is_none()
+        {
+            let path = &lit.path;
+            self.struct_types.insert(var.0, syn::parse_quote!(#path));
+        }
         for var in binds {
             self.bind(var);
         }

@@ -102,6 +102,24 @@ pub fn lent_slice(
     }
 }
 
+/// Argument `k` of a call of `callee` with `arity` arguments, `value` as `lent_slice` made it:
+/// a method's receiver (`&s`) goes through `Receiver`, which passes it as the method takes it.
+pub fn passed(
+    krate: &TokenStream,
+    callee: &TokenStream,
+    (how, arity): (crate::ir::Lent, usize),
+    value: TokenStream,
+) -> TokenStream {
+    if how != crate::ir::Lent::Receiver {
+        return value;
+    }
+    let holes = (0..arity).map(|_| quote!(_));
+    quote!({
+        use #krate::__private::{ByRef as _, ByValue as _};
+        (&#krate::__private::Receiver::<_, (#(#holes,)*)>::of(&#callee)).pass(#value)
+    })
+}
+
 /// A call without derivative whose arguments may lend variables, written as `plain_call`
 /// does, each argument's value as `written` gives it: a lent one as `lent_slice` makes it, but
 /// `&mut v` where the user wrote it so (the callee may take `&mut [T; N]`, which a slice would
@@ -119,7 +137,12 @@ pub fn plain_lent_call(
         let base = written(a);
         match lent[k] {
             crate::ir::Lent::Mut { bare: true, .. } => quote!(&mut #base),
-            how => lent_slice(krate, func, how, &base, &mut |b| written(b)),
+            how => passed(
+                krate,
+                callee,
+                (how, args.len()),
+                lent_slice(krate, func, how, &base, &mut |b| written(b)),
+            ),
         }
     })
 }

@@ -59,6 +59,17 @@ impl Reverse<'_> {
                     // A part of a slice: its bounds are kept, after what the argument keeps.
                     let bounds: Vec<TokenStream> =
                         lent[i].bounds().iter().map(|b| self.p(*b, al)).collect();
+                    // A struct by reference: a copy kept, `&value` passed.
+                    if lent[i].by_ref() {
+                        kept_args.push(quote!(::core::clone::Clone::clone(&#p)));
+                        call_args.push(crate::lower::passed(
+                            &krate,
+                            callee,
+                            (lent[i], args.len()),
+                            quote!(&(#p)),
+                        ));
+                        continue;
+                    }
                     call_args.push(match self.slice_reads.get(&a.0) {
                         // A local, or a part of an output slice, lent mutably: the part as it is
                         // before the call, and a local's length, for the buffer of its adjoint

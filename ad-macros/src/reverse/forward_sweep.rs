@@ -133,7 +133,14 @@ impl<'a> Reverse<'a> {
             Inst::Opaque { out, tokens, .. } => Self::def(*out, tokens.clone()),
             Inst::Read { out, var, ident } => {
                 let check = self.binding_check(*var, ident);
-                if self.func.copies(*out) {
+                if self.func.clones(*out) {
+                    let mut ts = check;
+                    ts.extend(Self::def(
+                        *out,
+                        quote!(::core::clone::Clone::clone(&#ident)),
+                    ));
+                    ts
+                } else if self.func.copies(*out) {
                     let mut ts = check;
                     ts.extend(Self::def(*out, quote!(#ident)));
                     ts
@@ -275,7 +282,9 @@ impl<'a> Reverse<'a> {
                 // adjoint from a zero without a shape (the struct may be moved from by then).
                 if matches!(index, syn::Member::Named(_)) {
                     let krate = self.krate;
-                    let mut ts = if self.func.field_copies(*out) {
+                    let mut ts = if self.func.clones(*out) {
+                        Self::def(*out, quote!(::core::clone::Clone::clone(&(#pa) #access)))
+                    } else if self.func.field_copies(*out) {
                         Self::def(*out, quote!((#pa) #access))
                     } else {
                         al.0.insert(out.0, quote!((#pa) #access));

@@ -439,6 +439,19 @@ impl<'a> Reverse<'a> {
                         if functions[i] {
                             continue;
                         }
+                        // A struct by reference: its copy, by reference, and no buffer.
+                        if lent[i].by_ref() {
+                            let at = kept(k);
+                            k += 1;
+                            call_args.push(crate::lower::passed(
+                                krate,
+                                callee,
+                                (lent[i], args.len()),
+                                quote!(&#at),
+                            ));
+                            buffers.push(quote!(()));
+                            continue;
+                        }
                         match self.slice_reads.get(&a.0) {
                             // A local, or a part of an output slice, lent mutably: the part as
                             // it was before the call, and the part of the variable's adjoint,

@@ -10,6 +10,7 @@ mod callees;
 mod fit;
 mod lend;
 mod loops;
+mod receiver;
 mod seq;
 
 pub use adjoints::*;
@@ -18,4 +19,5 @@ pub use callees::*;
 pub use fit::*;
 pub use lend::*;
 pub use loops::*;
+pub use receiver::*;
 pub use seq::*;

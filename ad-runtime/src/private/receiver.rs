@@ -1,0 +1,95 @@
+//! The receiver of a method call in generated code, passed as the method takes it.
+//!
+//! `s.length()` borrows `s` when `length` takes `&self` and moves it when it takes `self`; the
+//! derivative calls the method through the registry as `<Spring>::length(..)`, where nothing
+//! borrows or moves by itself, and the macro cannot see which receiver the method has. The
+//! receiver is given as a reference (`&s`, the derivative's own value of `s`) to
+//! [`Receiver<F, A>`], with `F` the method and `A` a tuple of as many holes as it has
+//! parameters: method resolution finds [`ByRef::pass`] (the reference itself) where `F` takes
+//! a reference first, and, by autoref, [`ByValue::pass`] (a clone) where it takes a value.
+//! Generated code brings both traits into scope, unnamed.
+
+use core::marker::PhantomData;
+
+/// A method `F` and its parameters `A`, as types.
+pub struct Receiver<F, A>(PhantomData<fn() -> (F, A)>);
+
+impl<F, A> Receiver<F, A> {
+    #[inline(always)]
+    pub fn of(_: &F) -> Self {
+        Receiver(PhantomData)
+    }
+}
+
+/// [`Receiver`] of a method that takes `&self`: the reference itself.
+pub trait ByRef<'a, T> {
+    fn pass(&self, receiver: &'a T) -> &'a T;
+}
+
+/// [`Receiver`] of a method that takes `self`: a clone of the value (the user's own call
+/// moves it).
+pub trait ByValue<T> {
+    fn pass(&self, receiver: &T) -> T;
+}
+
+macro_rules! receiver_impls {
+    ($($A:ident),*) => {
+        impl<'a, F, R, T: 'a, $($A),*> ByRef<'a, T> for Receiver<F, (&'a T, $($A,)*)>
+        where
+            F: Fn(&'a T, $($A),*) -> R,
+        {
+            #[inline(always)]
+            fn pass(&self, receiver: &'a T) -> &'a T {
+                receiver
+            }
+        }
+
+        impl<F, R, T: Clone, $($A),*> ByValue<T> for &Receiver<F, (T, $($A,)*)>
+        where
+            F: Fn(T, $($A),*) -> R,
+        {
+            #[inline(always)]
+            fn pass(&self, receiver: &T) -> T {
+                receiver.clone()
+            }
+        }
+    };
+}
+
+receiver_impls!();
+receiver_impls!(A1);
+receiver_impls!(A1, A2);
+receiver_impls!(A1, A2, A3);
+receiver_impls!(A1, A2, A3, A4);
+receiver_impls!(A1, A2, A3, A4, A5);
+receiver_impls!(A1, A2, A3, A4, A5, A6);
+receiver_impls!(A1, A2, A3, A4, A5, A6, A7);
+receiver_impls!(A1, A2, A3, A4, A5, A6, A7, A8);
+receiver_impls!(A1, A2, A3, A4, A5, A6, A7, A8, A9);
+receiver_impls!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10);
+receiver_impls!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11);
+receiver_impls!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12);
+receiver_impls!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13);
+receiver_impls!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14);
+receiver_impls!(
+    A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15
+);
+
+/// A count or a test of a container (`v.len()`, `v.is_empty()`, `o.is_some()`), which has no
+/// derivative, kept as written where the macro cannot see the receiver's type: a method of the
+/// user's own type with one of these names that returns a float is an error here, not a value
+/// silently without derivative.
+#[inline(always)]
+pub fn count<N: Count>(n: N) -> N {
+    n
+}
+
+/// What a count or a test of a container returns.
+#[diagnostic::on_unimplemented(
+    message = "`ad` takes this call for a count or a test of a container, without a derivative, but it returns `{Self}`",
+    label = "taken for a count, without a derivative",
+    note = "`ad` calls a method of your own type through its derivative where it sees the receiver's type: `self`, a parameter, or a `let` with a type or a struct literal; or call it by path (`Type::len(&value)`)"
+)]
+pub trait Count {}
+impl Count for usize {}
+impl Count for bool {}
