@@ -8,6 +8,10 @@
 //!   (by reference) and `update` (by value) steps chained over a series of measurements, and
 //!   the negative log-likelihood of the measurements, differentiated with respect to the noise
 //!   parameters and the initial state.
+//! - A two-layer perceptron `struct Mlp { layers: Vec<Layer> }` whose layers' methods are
+//!   called on `self.layers[l]`, weights read in place (`self.w[o * self.n_in + i]`), trained
+//!   a few steps by gradient descent on the gradient `ad` gives: at every step the gradient
+//!   agrees with the oracle's, and the loss falls.
 
 #[macro_use]
 mod dual_check;
@@ -300,4 +304,183 @@ fn a_kalman_filter_on_a_state_struct() {
             }
         }
     }
+}
+
+#[derive(Clone, Debug, PartialEq, ad::Differentiable)]
+struct Layer {
+    w: Vec<f64>,
+    b: Vec<f64>,
+    n_in: usize,
+    n_out: usize,
+}
+
+#[ad::differentiable]
+impl Layer {
+    /// `tanh(W x + b)`, or `W x + b` for the output layer.
+    fn apply(&self, x: &[f64], squash: bool) -> Vec<f64> {
+        let mut y = vec![0.0; self.n_out];
+        for o in 0..self.n_out {
+            let mut s = self.b[o];
+            for i in 0..self.n_in {
+                s += self.w[o * self.n_in + i] * x[i];
+            }
+            y[o] = if squash { s.tanh() } else { s };
+        }
+        y
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, ad::Differentiable)]
+struct Mlp {
+    layers: Vec<Layer>,
+}
+
+#[ad::differentiable]
+impl Mlp {
+    fn predict(&self, x: &[f64]) -> Vec<f64> {
+        let last = self.layers.len() - 1;
+        let mut h = self.layers[0].apply(x, last > 0);
+        for l in 1..self.layers.len() {
+            h = self.layers[l].apply(&h, l < last);
+        }
+        h
+    }
+
+    /// The mean squared error over a data set of `n` points of `dim` inputs each.
+    fn loss(&self, xs: &[f64], ys: &[f64], dim: usize) -> f64 {
+        let n = ys.len();
+        let mut total = 0.0;
+        for k in 0..n {
+            let y = self.predict(&xs[k * dim..(k + 1) * dim]);
+            let d = y[0] - ys[k];
+            total += d * d;
+        }
+        total / n as f64
+    }
+}
+
+/// The oracle's perceptron: the weights and biases of each layer in order, flat.
+fn mlp_loss_d(params: &[D], shapes: &[(usize, usize)], xs: &[f64], ys: &[f64], dim: usize) -> D {
+    let mut total = c(0.0);
+    for (k, &target) in ys.iter().enumerate() {
+        let mut h: Vec<D> = xs[k * dim..(k + 1) * dim].iter().map(|&x| c(x)).collect();
+        let mut at = 0;
+        for (l, &(n_in, n_out)) in shapes.iter().enumerate() {
+            let (w, b) = (
+                &params[at..at + n_in * n_out],
+                &params[at + n_in * n_out..at + n_in * n_out + n_out],
+            );
+            at += n_in * n_out + n_out;
+            h = (0..n_out)
+                .map(|o| {
+                    let s = (0..n_in).fold(b[o], |s, i| s + w[o * n_in + i] * h[i]);
+                    if l + 1 < shapes.len() { s.tanh() } else { s }
+                })
+                .collect();
+        }
+        let d = h[0] - c(target);
+        total += d * d;
+    }
+    total / c(ys.len() as f64)
+}
+
+fn mlp_params(m: &Mlp) -> Vec<f64> {
+    m.layers
+        .iter()
+        .flat_map(|l| l.w.iter().chain(&l.b).copied())
+        .collect()
+}
+
+fn mlp_tangent_floats(t: &MlpTangent) -> Vec<f64> {
+    t.layers
+        .iter()
+        .flat_map(|l| l.w.iter().chain(&l.b).copied())
+        .collect()
+}
+
+#[test]
+fn a_perceptron_of_layer_structs_trained_by_gradient_descent() {
+    let shapes = [(2, 5), (5, 1)];
+    let mut mlp = Mlp {
+        layers: shapes
+            .iter()
+            .enumerate()
+            .map(|(l, &(n_in, n_out))| Layer {
+                w: (0..n_in * n_out)
+                    .map(|k| ((k + 7 * l) as f64 * 0.9).sin() * 0.6)
+                    .collect(),
+                b: (0..n_out).map(|k| ((k + l) as f64).cos() * 0.1).collect(),
+                n_in,
+                n_out,
+            })
+            .collect(),
+    };
+    // y = sin(x0) + x0 x1 on a grid.
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    for i in 0..4 {
+        for j in 0..3 {
+            let (a, b) = (i as f64 * 0.5 - 0.75, j as f64 * 0.6 - 0.6);
+            xs.extend([a, b]);
+            ys.push(a.sin() + a * b);
+        }
+    }
+    let mut losses = Vec::new();
+    for _step in 0..4 {
+        let value = mlp.loss(&xs, &ys, 2);
+        losses.push(value);
+        let (gv, (g, _, _, _)) = ad::value_and_grad(Mlp::loss, (&mlp, &xs[..], &ys[..], 2));
+        let (p, _, _, _) = ad::vjp(Mlp::loss, (&mlp, &xs[..], &ys[..], 2)).1(1.0);
+        assert_eq!(gv.to_bits(), value.to_bits());
+        let (g, p) = (mlp_tangent_floats(&g), mlp_tangent_floats(&p));
+        let params = mlp_params(&mlp);
+        assert_eq!(g.len(), params.len());
+        for i in 0..params.len() {
+            let seeded: Vec<D> = params
+                .iter()
+                .enumerate()
+                .map(|(j, &v)| D::new(v, if i == j { 1.0 } else { 0.0 }))
+                .collect();
+            let want = mlp_loss_d(&seeded, &shapes, &xs, &ys, 2);
+            assert!(close(want.re, value, TOL));
+            let mut t = ad::Differentiable::zero_tangent(&mlp);
+            let mut k = i;
+            for layer in &mut t.layers {
+                let (nw, nb) = (layer.w.len(), layer.b.len());
+                if k < nw {
+                    layer.w[k] = 1.0;
+                    break;
+                } else if k < nw + nb {
+                    layer.b[k - nw] = 1.0;
+                    break;
+                }
+                k -= nw + nb;
+            }
+            let (_, jv) = ad::jvp(
+                Mlp::loss,
+                (&mlp, &xs[..], &ys[..], 2),
+                (t, &[0.0; 24][..], &[0.0; 12][..], ad::NoTangent),
+            );
+            for (how, got) in [("jvp", jv), ("grad", g[i]), ("vjp", p[i])] {
+                assert!(
+                    close(got, want.eps, TOL),
+                    "{how} d/d{i} = {got}, oracle {}",
+                    want.eps
+                );
+            }
+        }
+        // A step of gradient descent, layer by layer.
+        let (_, (g, _, _, _)) = ad::value_and_grad(Mlp::loss, (&mlp, &xs[..], &ys[..], 2));
+        for (layer, grad) in mlp.layers.iter_mut().zip(&g.layers) {
+            for (w, gw) in layer.w.iter_mut().zip(&grad.w) {
+                *w -= 0.3 * gw;
+            }
+            for (b, gb) in layer.b.iter_mut().zip(&grad.b) {
+                *b -= 0.3 * gb;
+            }
+        }
+    }
+    assert!(
+        losses.windows(2).all(|w| w[1] < w[0]),
+        "the loss falls: {losses:?}"
+    );
 }

@@ -1,4 +1,4 @@
-// A struct's field indexed in place: bind the field first.
+// An element of a struct's field written in place: not yet (reading one is supported).
 #[derive(Clone, Debug, PartialEq, ad::Differentiable)]
 struct Layer {
     w: Vec<f64>,
@@ -6,7 +6,8 @@ struct Layer {
 }
 
 #[ad::differentiable]
-fn f(l: Layer, x: f64) -> f64 {
+fn f(mut l: Layer, x: f64) -> f64 {
+    l.w[0] = x * l.b;
     l.w[0] * x + l.b
 }
 

@@ -183,6 +183,10 @@ fn block(func: &Func, b: &Block, act: &mut Activity, changed: &mut bool) {
                 let a = act.var(*var);
                 set_value(act, *out, a, changed);
             }
+            Inst::FieldIndex { out, a, .. } => {
+                let x = act.value(*a);
+                set_value(act, *out, x, changed);
+            }
             Inst::IndexAssign { var, value, .. } => {
                 let x = act.value(*value);
                 set_var(func, act, *var, x, changed);

@@ -538,6 +538,25 @@ fn structure(
         }
     };
 
+    // The type of each named field, by the hash of its name: how generated code names the
+    // type of `self.layer` to call its methods.
+    let field_types = {
+        let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+        let impls = fields.iter().filter_map(|f| match &f.member {
+            syn::Member::Named(ident) => {
+                let hash = crate::derive::field_hash(&ident.to_string());
+                let ty = &f.ty;
+                Some(quote! {
+                    impl #impl_generics #krate::__private::FieldType<#hash> for #name #ty_generics #where_clause {
+                        type Type = #ty;
+                    }
+                })
+            }
+            syn::Member::Unnamed(_) => None,
+        });
+        quote!(#(#impls)*)
+    };
+
     Ok(quote! {
         #companion
 
@@ -559,6 +578,7 @@ fn structure(
             #tapeable
             #own_zero
             #by_ref
+            #field_types
         };
 
         #generic_fn
@@ -581,4 +601,16 @@ fn configuration(input: &DeriveInput, krate: &TokenStream) -> TokenStream {
             impl #impl_generics #krate::NoDerivative for #name #ty_generics #where_clause {}
         };
     }
+}
+
+/// The hash of a field's name that `__private::FieldType` is keyed by (FNV-1a, 64 bits), as a
+/// suffixed literal. A collision of two names of one struct would be two impls of one trait,
+/// a compile error, never a wrong type.
+pub fn field_hash(name: &str) -> proc_macro2::Literal {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in name.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    proc_macro2::Literal::u64_suffixed(h)
 }

@@ -255,6 +255,17 @@ pub enum Inst {
         ident: Ident,
         index: Value,
     },
+    /// `s.w[index]`: an element of a struct's field, read in place. `a` is the read of the
+    /// field (a place), `root` the read of the variable at its chain's root, `path` the fields
+    /// from there. The reverse sweep adds the element's adjoint into the variable's adjoint at
+    /// the field and index (`__private::acc_field_elem`), with no copy of the field.
+    FieldIndex {
+        out: Value,
+        a: Value,
+        index: Value,
+        root: Value,
+        path: Vec<syn::Member>,
+    },
     /// `base[index] = value`. `id` names the instruction's record.
     IndexAssign {
         id: Value,
@@ -560,6 +571,7 @@ impl Inst {
                 LoopHead::Infinite => Vec::new(),
             },
             Inst::Index { index, .. } => vec![*index],
+            Inst::FieldIndex { a, index, .. } => vec![*a, *index],
             Inst::IndexAssign { index, value, .. } => vec![*index, *value],
             Inst::Repeat { elem, len, .. } => match len {
                 Len::Vec(n) => vec![*elem, *n],

@@ -526,6 +526,23 @@ impl<'a> Forward<'a> {
                 });
                 self.def(*out, quote!(#ident[#i]), tangent)
             }
+            Inst::FieldIndex { out, a, index, .. } => {
+                let (pa, i) = (self.p(*a, al), self.p(*index, al));
+                let tangent = self.active(*out).then(|| {
+                    let ta = self.t(*a, al);
+                    quote!((#ta)[#i])
+                });
+                // A receiver lent to a call: the element in place. Otherwise a copy of it.
+                if self.func.values[out.0 as usize].place {
+                    al.primal.insert(out.0, quote!((#pa)[#i]));
+                    if let Some(t) = tangent {
+                        al.tangent.insert(out.0, t);
+                    }
+                    return TokenStream::new();
+                }
+                let clone = |x: TokenStream| quote!(::core::clone::Clone::clone(&#x));
+                self.def(*out, clone(quote!((#pa)[#i])), tangent.map(clone))
+            }
             Inst::IndexAssign {
                 var,
                 ident,

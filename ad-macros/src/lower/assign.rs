@@ -51,6 +51,23 @@ impl Lower {
         result
     }
 
+    /// `s.w[i]` read: the element of the field, in place.
+    pub(super) fn field_index(&mut self, ix: &syn::ExprIndex, out: &mut Vec<Inst>) -> Value {
+        let (_, _, path) = self.field_place(&ix.expr).expect("a field");
+        let a = self.expr(&ix.expr, out);
+        let root = self.values[a.0 as usize].root.unwrap_or(a);
+        let index = self.expr(&ix.index, out);
+        let v = self.value(ix.span());
+        out.push(Inst::FieldIndex {
+            out: v,
+            a,
+            index,
+            root,
+            path,
+        });
+        v
+    }
+
     /// The variable and index of `base[index]`; `None` after reporting an error.
     pub(super) fn index_target(
         &mut self,
@@ -69,7 +86,7 @@ impl Lower {
                     let place = format!("{}.{name}", quote!(#base))
                         .replace(' ', "")
                         .replace("__ad_self", "self");
-                    format!("#[differentiable] does not index a struct's field yet; bind a copy of the field first, `let {name} = {place}.clone();`, and index that: `{name}[i]`")
+                    format!("#[differentiable] does not write an element of a struct's field in place, nor index a tuple struct's field, yet; work on a local copy, `let mut {name} = {place}.clone();`, `{name}[i] = ..;`, and assign it whole: `{place} = {name};`")
                 }
                 _ => "#[differentiable] supports indexing a variable only (a parameter or a `let`); bind the value first: `let row = ...; row[i]`".to_string(),
             };

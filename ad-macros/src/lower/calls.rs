@@ -111,6 +111,8 @@ impl Lower {
         }
         let fix = if OPTION_METHODS.contains(&name.as_str()) {
             "an `Option` carries a derivative through `match`, `if let` and `.unwrap()`: write `match o { Some(v) => .., None => .. }`"
+        } else if VEC_METHODS.contains(&name.as_str()) {
+            "a `Vec` that carries a derivative is not built or changed by its methods yet: make it whole (`vec![0.0; n]`, `vec![a, b]`, an iterator chain's `collect()`) and assign its elements (`y[i] = ..`)"
         } else if self.field_place(&m.receiver).is_some()
             || self
                 .local_var(&m.receiver)
@@ -363,6 +365,34 @@ impl Lower {
         (args, lent, functions)
     }
 
+    /// The type of a method call's receiver, where the body names it: a variable of a struct
+    /// type (`self`, a parameter, a typed or literal `let`), a named field of one
+    /// (`<Model as FieldType<H>>::Type`, which the derive implements), or an element of such a
+    /// field (`self.layers[i]`, through `ElementType`).
+    fn receiver_type(&mut self, e: &Expr) -> Option<Type> {
+        let krate = self.krate.clone();
+        match e {
+            Expr::Paren(p) => self.receiver_type(&p.expr),
+            Expr::Field(f) => {
+                let syn::Member::Named(name) = &f.member else {
+                    return None;
+                };
+                let base = self.receiver_type(&f.base)?;
+                let hash = crate::derive::field_hash(&name.to_string());
+                Some(syn::parse_quote!(<#base as #krate::__private::FieldType<#hash>>::Type))
+            }
+            Expr::Index(ix) if !matches!(&*ix.index, Expr::Range(_)) => {
+                self.field_place(&ix.expr)?;
+                let base = self.receiver_type(&ix.expr)?;
+                Some(syn::parse_quote!(<#base as #krate::__private::ElementType>::Type))
+            }
+            _ => {
+                let (var, _) = self.local_var(e)?;
+                self.struct_type_of(var)
+            }
+        }
+    }
+
     /// `s.clone()` of a struct, `s.w.clone()` of a field: a copy of the value, with its
     /// derivative (the derived `Clone` copies every field).
     fn struct_clone(&mut self, m: &syn::ExprMethodCall, out: &mut Vec<Inst>) -> Option<Value> {
@@ -401,18 +431,41 @@ impl Lower {
         if STD_TRAIT_METHODS.contains(&m.method.to_string().as_str()) {
             return None;
         }
-        let (var, ident) = self.local_var(recv)?;
-        let ty = self.struct_type_of(var)?;
+        let ty = self.receiver_type(recv)?;
+        // A field's type is named by projection: the field may be a float or a container,
+        // whose own methods are not a struct's.
+        let name = m.method.to_string();
+        if self.local_var(recv).is_none()
+            && (prims::lookup(&name).is_some()
+                || prims::INACTIVE_METHODS.contains(&name.as_str())
+                || CONTAINER_INACTIVE.contains(&name.as_str())
+                || OPTION_METHODS.contains(&name.as_str())
+                || VEC_METHODS.contains(&name.as_str())
+                || CONTAINER_READS.contains(&name.as_str()))
+        {
+            return None;
+        }
         if let Some(turbofish) = &m.turbofish {
             self.errors.push(err(turbofish, "#[differentiable] does not call generic methods of a struct yet: call a method without type arguments, or a free function"));
             return Some(self.dummy(out, m.span()));
         }
-        let receiver = self.value(recv.span());
-        out.push(Inst::Read {
-            out: receiver,
-            var,
-            ident,
-        });
+        let receiver = match self.local_var(recv) {
+            Some((var, ident)) => {
+                let receiver = self.value(recv.span());
+                out.push(Inst::Read {
+                    out: receiver,
+                    var,
+                    ident,
+                });
+                receiver
+            }
+            // A field, or an element of one: read in place, lent to the call.
+            None => {
+                let receiver = self.expr(recv, out);
+                self.values[receiver.0 as usize].place = true;
+                receiver
+            }
+        };
         let (mut args, mut lent, mut functions) = self.call_arguments(m.args.iter(), out);
         args.insert(0, receiver);
         lent.insert(0, Lent::Receiver);
@@ -697,6 +750,64 @@ const STD_TRAIT_METHODS: &[&str] = &[
     "iter",
     "iter_mut",
     "into_iter",
+];
+
+/// Methods of slices, `Vec`s, arrays and iterators that read them (besides the standard
+/// traits', `STD_TRAIT_METHODS`): a field's, never a struct's.
+const CONTAINER_READS: &[&str] = &[
+    "to_vec",
+    "first",
+    "last",
+    "get",
+    "contains",
+    "windows",
+    "chunks",
+    "chunks_exact",
+    "split_at",
+    "concat",
+    "join",
+    "as_slice",
+    "map",
+    "sum",
+    "product",
+    "fold",
+    "zip",
+    "enumerate",
+    "copied",
+    "cloned",
+    "rev",
+    "skip",
+    "take",
+    "step_by",
+    "filter",
+    "chain",
+    "max_by",
+    "min_by",
+    "collect",
+    "unwrap",
+    "expect",
+    "capacity",
+    "as_ptr",
+];
+
+/// Methods that build or change a `Vec` in place.
+const VEC_METHODS: &[&str] = &[
+    "push",
+    "pop",
+    "extend",
+    "extend_from_slice",
+    "insert",
+    "remove",
+    "swap_remove",
+    "truncate",
+    "resize",
+    "clear",
+    "append",
+    "retain",
+    "dedup",
+    "drain",
+    "split_off",
+    "reserve",
 ];
 
 /// Methods of `Option` (and only of `Option`) that take its value out, which a `match` spells.

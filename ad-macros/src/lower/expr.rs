@@ -222,6 +222,15 @@ impl Lower {
                 });
                 v
             }
+            // An element of a chain of named fields from a variable, read in place.
+            Expr::Index(ix)
+                if !matches!(&*ix.index, Expr::Range(_))
+                    && self.field_place(&ix.expr).is_some_and(|(_, _, path)| {
+                        path.iter().all(|m| matches!(m, syn::Member::Named(_)))
+                    }) =>
+            {
+                self.field_index(ix, out)
+            }
             Expr::Index(ix) => match self.index_target(ix, out) {
                 Some((var, ident, index)) => {
                     let v = self.value(ix.span());

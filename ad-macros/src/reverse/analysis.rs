@@ -130,6 +130,11 @@ impl Reverse<'_> {
                         self.contribute(*value);
                     }
                 }
+                Inst::FieldIndex { out, a, .. } => {
+                    if self.has(*out) {
+                        self.contribute(*a);
+                    }
+                }
                 Inst::Array { out, elems, .. } => {
                     if self.has(*out) {
                         for e in elems {
@@ -302,6 +307,12 @@ impl Reverse<'_> {
                     if self.active(*out) {
                         self.var_contributed.insert(var.0);
                         self.indexed.insert(var.0);
+                        self.note_record(*out);
+                    }
+                }
+                Inst::FieldIndex { out, a, .. } => {
+                    if self.active(*out) {
+                        self.contribute(*a);
                         self.note_record(*out);
                     }
                 }

@@ -412,6 +412,21 @@ impl<'a> Reverse<'a> {
                 }
                 ts
             }
+            Inst::FieldIndex { out, a, index, .. } => {
+                let (pa, i) = (self.p(*a, al), self.p(*index, al));
+                // A receiver lent to a call: the element in place (see the forward mode).
+                let mut ts = if self.func.values[out.0 as usize].place {
+                    al.0.insert(out.0, quote!((#pa)[#i]));
+                    TokenStream::new()
+                } else {
+                    Self::def(*out, quote!(::core::clone::Clone::clone(&(#pa)[#i])))
+                };
+                if self.active(*out) {
+                    // The index, and the field's length for its adjoint's shape.
+                    ts.extend(self.record(*out, &[i, quote!((#pa).len())]));
+                }
+                ts
+            }
             Inst::IndexAssign {
                 id,
                 var,

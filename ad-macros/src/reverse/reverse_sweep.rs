@@ -173,6 +173,24 @@ impl<'a> Reverse<'a> {
                     body
                 }
             }
+            Inst::FieldIndex {
+                out, root, path, ..
+            } => {
+                if !self.active(*out) {
+                    return TokenStream::new();
+                }
+                let pop = self.pop_record(*out);
+                let (at, len) = (self.field(*out, 0, &r), self.field(*out, 1, &r));
+                let body = match self.slot(*root) {
+                    Some(slot) => {
+                        let t = hyg("__t");
+                        quote!(#krate::__private::acc_field_elem(&mut #slot, |#t| &mut #t #(.#path)*, #len, #at, #g);)
+                    }
+                    None => TokenStream::new(),
+                };
+                let inner = self.with_adjoint_linear(*out, body);
+                quote!(let #r = #pop; #inner)
+            }
             Inst::IndexAssign { id, var, value, .. } => {
                 if !self.act.var(*var) {
                     return TokenStream::new();

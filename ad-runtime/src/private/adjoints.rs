@@ -220,3 +220,49 @@ pub fn shape_within(e: crate::ShapeMismatch, prefix: &str) -> crate::ShapeMismat
 pub fn zero_of<T: crate::Differentiable>(_: Ty<T>) -> T::Tangent {
     crate::ShapelessZero::shapeless_zero()
 }
+
+/// Adds `g` to element `i` of a field (`field` picks it, `|t| &mut t.w`) of a struct's
+/// adjoint, for the reverse sweep of `s.w[i]` read in place. The adjoint is made where it is
+/// zero, without a shape, and the field given its shape, `len` elements, at its first
+/// contribution: no copy of the field, and no zero of its length per read.
+#[inline(always)]
+pub fn acc_field_elem<T, S: ElemSeq>(
+    slot: &mut Adj<T>,
+    field: impl FnOnce(&mut T) -> &mut S,
+    len: usize,
+    i: usize,
+    g: S::Elem,
+) where
+    T: Adjoint<Repr = Option<T>> + crate::ShapelessZero,
+{
+    let adjoint = slot.0.get_or_insert_with(T::shapeless_zero);
+    field(adjoint).add_at(len, i, g);
+}
+
+/// The adjoint of a field read element by element: a `Vec` (shaped at its first element) or
+/// an array.
+pub trait ElemSeq {
+    type Elem;
+    fn add_at(&mut self, len: usize, i: usize, g: Self::Elem);
+}
+
+impl<E: crate::Accumulate + crate::ShapelessZero> ElemSeq for Vec<E> {
+    type Elem = E;
+    #[inline(always)]
+    fn add_at(&mut self, len: usize, i: usize, g: E) {
+        if self.len() != len {
+            self.resize_with(len, E::shapeless_zero);
+        }
+        let old = core::mem::replace(&mut self[i], E::shapeless_zero());
+        self[i] = old.accumulate(g);
+    }
+}
+
+impl<E: crate::Accumulate + crate::ShapelessZero, const N: usize> ElemSeq for [E; N] {
+    type Elem = E;
+    #[inline(always)]
+    fn add_at(&mut self, _: usize, i: usize, g: E) {
+        let old = core::mem::replace(&mut self[i], E::shapeless_zero());
+        self[i] = old.accumulate(g);
+    }
+}

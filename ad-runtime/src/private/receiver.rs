@@ -93,3 +93,24 @@ pub fn count<N: Count>(n: N) -> N {
 pub trait Count {}
 impl Count for usize {}
 impl Count for bool {}
+
+/// The type of a struct's field `name`, with `H` the hash of the name ([`field_hash`]): the
+/// derive implements it for every named field, so that the macro, which cannot see a struct's
+/// definition, can name the type of `self.layer` (`<<Model as FieldType<H>>::Type>::apply`)
+/// where a method is called on it.
+pub trait FieldType<const H: u64> {
+    type Type;
+}
+
+/// The element type of a field read by index (`self.layers[i]`).
+pub trait ElementType {
+    type Type;
+}
+
+impl<E> ElementType for Vec<E> {
+    type Type = E;
+}
+
+impl<E, const N: usize> ElementType for [E; N] {
+    type Type = E;
+}
