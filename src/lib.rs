@@ -83,7 +83,7 @@ pub use ad_macros::custom_rule;
 pub use ad_macros::Differentiable;
 
 pub use ad_runtime::{
-    Accumulate, Arg, ArrayRef, Const, ConstSlice, Differentiable, Dup, DupMut, Error,
+    Accumulate, AddTangent, Arg, ArrayRef, Const, ConstSlice, Differentiable, Dup, DupMut, Error,
     ForwardClosure, Function, Linear, Location, Mode, NoDerivative, NoTangent, Origin, Param, Real,
     Ref, ReverseClosure, Seed, ShapeMismatch, ShapelessZero, Slice, SliceMut, Tan, grad, jvp,
     try_jvp, try_value_and_grad, try_vjp, value_and_grad, vjp, vjp_into,

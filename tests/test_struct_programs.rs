@@ -13,6 +13,9 @@
 //!   a few steps by gradient descent on the gradient `ad` gives: at every step the gradient
 //!   agrees with the oracle's, and the loss falls.
 
+// The layers index their weights as numerics code does.
+#![allow(clippy::needless_range_loop)]
+
 #[macro_use]
 mod dual_check;
 

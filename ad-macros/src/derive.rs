@@ -538,6 +538,30 @@ fn structure(
         }
     };
 
+    // A step along the tangent, field by field; the fields without a derivative stay.
+    let step = {
+        let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
+        let moved: Vec<&Field> = fields.iter().filter(|f| !f.skip).collect();
+        let steps = moved.iter().map(|f| {
+            let m = &f.member;
+            quote!(#krate::AddTangent::add_tangent(&mut self.#m, &tangent.#m, by);)
+        });
+        let bounds = moved.iter().map(|f| {
+            let ty = &f.ty;
+            quote!(for<'__ad> #ty: #krate::AddTangent)
+        });
+        quote! {
+            impl #impl_generics #krate::AddTangent for #name #ty_generics
+            where #(#predicates,)* #(#bounds),*
+            {
+                fn add_tangent(&mut self, tangent: &<Self as #diff>::Tangent, by: f64) {
+                    let _ = (&tangent, by);
+                    #(#steps)*
+                }
+            }
+        }
+    };
+
     // The type of each named field, by the hash of its name: how generated code names the
     // type of `self.layer` to call its methods.
     let field_types = {
@@ -579,6 +603,7 @@ fn structure(
             #own_zero
             #by_ref
             #field_types
+            #step
         };
 
         #generic_fn

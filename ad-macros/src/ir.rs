@@ -77,6 +77,26 @@ impl Func {
             .filter(|t| !matches!(t, Type::Reference(_)))
     }
 
+    /// Whether `var` is a `&Model` parameter the function never rebinds: the derivatives keep
+    /// the reference, and read the struct through it (`(*s)`), with no copy.
+    pub fn borrowed(&self, var: Var) -> bool {
+        !self.vars[var.0 as usize].mutable
+            && self
+                .params
+                .iter()
+                .any(|p| p.var == var && p.by_ref && !matches!(p.ty, Type::Array(_)))
+    }
+
+    /// The tokens that read variable `var` by `ident` (its name where it is read): the name, or
+    /// `(*name)` for a borrowed struct.
+    pub fn read_tokens(&self, var: Var, ident: &Ident) -> TokenStream {
+        if self.borrowed(var) {
+            quote::quote!((*#ident))
+        } else {
+            quote::quote!(#ident)
+        }
+    }
+
     /// Whether a read is cloned where it is bound (`s.clone()`).
     pub fn clones(&self, v: Value) -> bool {
         self.values[v.0 as usize].clones
@@ -622,7 +642,7 @@ pub struct Param {
     /// The type; for a reference to an array (`&[T; N]`), the array's type: the derivatives
     /// take the reference and work on a copy of the array.
     pub ty: Type,
-    /// Whether the parameter is a reference to an array of this type.
+    /// Whether the parameter is a reference to an array or a struct of this type.
     pub by_ref: bool,
     /// Whether the parameter is a function (`f: F` with `F: Fn(..)`, or `f: fn(..) -> ..`): it has
     /// no tangent and no adjoint, and the derivatives call it through the registry.

@@ -1,5 +1,6 @@
 //! Run-time support of the `ad` crate. Users depend on `ad`, which re-exports what is public here.
 
+mod add_tangent;
 mod api;
 mod constant;
 mod dispatch;
@@ -11,6 +12,7 @@ pub mod rules;
 mod tangent;
 mod tape;
 
+pub use add_tangent::AddTangent;
 pub use api::{grad, jvp, try_jvp, try_value_and_grad, try_vjp, value_and_grad, vjp, vjp_into};
 pub use constant::{Const, ConstSlice};
 pub use error::Error;

@@ -17,7 +17,9 @@ use ad_benches::harness::{Case, Config, fmt_ns, measure, median, spin};
 use ad_benches::problems::dispatch::{
     chain_calls, chain_calls4, chain_inline, chain_inline4, square,
 };
-use ad_benches::suite::{Ba, GmmProblem, Method, MlpProblem, Problem, Rk4, Rosenbrock};
+use ad_benches::suite::{
+    Ba, GmmProblem, Method, MlpProblem, MlpStructProblem, Problem, Rk4, Rosenbrock,
+};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -89,6 +91,7 @@ fn main_problems() -> Vec<Box<dyn Problem>> {
         Box::new(GmmProblem::new(10, 25, 1000, true)),
         Box::new(Ba::new(64)),
         Box::new(MlpProblem::new(8, 32, 4, 64)),
+        Box::new(MlpStructProblem::new(8, 32, 4, 64)),
         Box::new(Rk4::new()),
     ]
 }
@@ -255,6 +258,16 @@ fn print_targets(timed: &[Timed]) {
             .map(|r| r / 2.0),
         3.0,
     );
+    // The struct form against the same perceptron on slices, in the same run.
+    if let Some(t) = get("mlp-struct")
+        && let (Some(s), Some(g)) = (t.ratio(Method::AdGradSlices), t.ratio(Method::AdGrad))
+    {
+        row(
+            "struct MLP gradient / slice MLP gradient".into(),
+            Some(g / s),
+            1.05,
+        );
+    }
     for t in timed {
         row(
             format!("{} JVP / primal", t.key),

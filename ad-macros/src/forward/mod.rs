@@ -160,7 +160,12 @@ impl<'a> Forward<'a> {
             }
             if p.by_ref {
                 params.push(quote!(#ident: &#ty));
-                reslices.push(quote!(let #m #ident: #ty = ::core::clone::Clone::clone(#ident);));
+                // A struct is read through its reference; an array, or a struct the function
+                // rebinds, is copied.
+                if !func.borrowed(p.var) {
+                    reslices
+                        .push(quote!(let #m #ident: #ty = ::core::clone::Clone::clone(#ident);));
+                }
             } else {
                 params.push(quote!(#m #ident: #ty));
             }
@@ -286,11 +291,11 @@ impl<'a> Forward<'a> {
                 if self.calls {
                     self.types.read(self.func, *out, *var);
                 }
-                let x = ident.clone();
+                let x = self.func.read_tokens(*var, ident);
                 let dx = Self::tangent_of(ident);
                 if self.func.clones(*out) {
                     let clone = |x| quote!(::core::clone::Clone::clone(&#x));
-                    self.def(*out, clone(&x), Some(clone(&dx)))
+                    self.def(*out, clone(&x), Some(clone(&quote!(#dx))))
                 } else if self.func.copies(*out) {
                     self.def(*out, quote!(#x), Some(quote!(#dx)))
                 } else {

@@ -44,10 +44,14 @@ impl Reverse<'_> {
                 tangent_types.push(none);
                 continue;
             }
+            let borrowed = func.borrowed(p.var);
             if p.by_ref {
-                // A reference to an array: the derivative works on a copy of the array.
+                // A reference to an array, or to a struct the function rebinds: the derivative
+                // works on a copy. A struct otherwise is read through the reference.
                 params.push(quote!(#ident: &#ty));
-                shapes.push(quote!(let #m #ident: #ty = ::core::clone::Clone::clone(#ident);));
+                if !borrowed {
+                    shapes.push(quote!(let #m #ident: #ty = ::core::clone::Clone::clone(#ident);));
+                }
             } else {
                 params.push(quote!(#m #ident: #ty));
             }
@@ -60,7 +64,8 @@ impl Reverse<'_> {
                 continue;
             }
             let z = hyg(&format!("__z{k}"));
-            shapes.push(quote!(let #z = #krate::__private::zero(&#ident);));
+            let read = func.read_tokens(p.var, ident);
+            shapes.push(quote!(let #z = #krate::__private::zero(&#read);));
             zeros.push(quote!(#z));
             tangent_types.push(quote!(<#ty as #krate::__private::Differentiable>::Tangent));
             if self.var_contributed.contains(&p.var.0) {

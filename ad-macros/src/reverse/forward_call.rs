@@ -61,7 +61,9 @@ impl Reverse<'_> {
                         lent[i].bounds().iter().map(|b| self.p(*b, al)).collect();
                     // A struct by reference: a copy kept, `&value` passed.
                     if lent[i].by_ref() {
-                        kept_args.push(quote!(::core::clone::Clone::clone(&#p)));
+                        if again.is_none_or(|g| g[i].is_none()) {
+                            kept_args.push(quote!(::core::clone::Clone::clone(&#p)));
+                        }
                         call_args.push(crate::lower::passed(
                             &krate,
                             callee,

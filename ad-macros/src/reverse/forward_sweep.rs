@@ -133,19 +133,17 @@ impl<'a> Reverse<'a> {
             Inst::Opaque { out, tokens, .. } => Self::def(*out, tokens.clone()),
             Inst::Read { out, var, ident } => {
                 let check = self.binding_check(*var, ident);
+                let x = self.func.read_tokens(*var, ident);
                 if self.func.clones(*out) {
                     let mut ts = check;
-                    ts.extend(Self::def(
-                        *out,
-                        quote!(::core::clone::Clone::clone(&#ident)),
-                    ));
+                    ts.extend(Self::def(*out, quote!(::core::clone::Clone::clone(&#x))));
                     ts
                 } else if self.func.copies(*out) {
                     let mut ts = check;
-                    ts.extend(Self::def(*out, quote!(#ident)));
+                    ts.extend(Self::def(*out, quote!(#x)));
                     ts
                 } else {
-                    al.0.insert(out.0, quote!(#ident));
+                    al.0.insert(out.0, quote!(#x));
                     check
                 }
             }

@@ -169,7 +169,7 @@ impl<'a> Reverse<'a> {
                 Inst::Read { out, var, ident }
                     if stable.contains(&var.0) && !self.func.values[out.0 as usize].needs_copy =>
                 {
-                    defs.insert(out.0, Src::Inline(quote!(#ident)));
+                    defs.insert(out.0, Src::Inline(self.func.read_tokens(*var, ident)));
                     if func.vars[var.0 as usize]
                         .ty
                         .as_ref()
@@ -217,6 +217,25 @@ impl<'a> Reverse<'a> {
                 } if read_again(*var) => {
                     if let Some(i) = raw(&defs, *index) {
                         defs.insert(out.0, Src::Inline(quote!(#ident[#i])));
+                    }
+                }
+                // A named field of a struct the reverse sweep has (a parameter the function never
+                // assigns), and an element of one at an index it has: read again, in place.
+                Inst::Field {
+                    out,
+                    a,
+                    index: index @ syn::Member::Named(_),
+                    element: false,
+                    ..
+                } if !self.func.field_copies(*out) && !self.func.clones(*out) => {
+                    if let Some(Src::Inline(base)) = defs.get(&a.0) {
+                        defs.insert(out.0, Src::Inline(quote!((#base).#index)));
+                    }
+                }
+                Inst::FieldIndex { out, a, index, .. } if !self.func.clones(*out) => {
+                    if let (Some(Src::Inline(base)), Some(i)) = (defs.get(&a.0), raw(&defs, *index))
+                    {
+                        defs.insert(out.0, Src::Inline(quote!((#base)[#i])));
                     }
                 }
                 // An element every iteration of a replayed loop reads: kept once per run.
@@ -446,6 +465,9 @@ impl<'a> Reverse<'a> {
                         {
                             Some(t.clone())
                         }
+                        // A struct by reference that the reverse sweep has: lent again, not
+                        // copied.
+                        Some(Src::Inline(t)) if lent.by_ref() => Some(t.clone()),
                         _ => None,
                     })
                     .collect();
@@ -525,12 +547,21 @@ impl<'a> Reverse<'a> {
                 Inst::IndexAssign { var, index, .. } if self.act.var(*var) => {
                     vec![index_src(&defs, *index)]
                 }
+                // The index and the field's length, each unless the reverse sweep has it.
+                Inst::FieldIndex { out, a, index, .. } if self.active(*out) => {
+                    let len = match defs.get(&a.0) {
+                        Some(Src::Inline(base)) => Src::Inline(quote!((#base).len())),
+                        _ => Src::Tape,
+                    };
+                    vec![index_src(&defs, *index), len]
+                }
                 _ => continue,
             };
             let out = match inst {
                 Inst::Arith { out, .. }
                 | Inst::Method { out, .. }
                 | Inst::Index { out, .. }
+                | Inst::FieldIndex { out, .. }
                 | Inst::IndexAssign { id: out, .. } => *out,
                 _ => unreachable!(),
             };

@@ -179,7 +179,6 @@ impl<'a> Reverse<'a> {
                 if !self.active(*out) {
                     return TokenStream::new();
                 }
-                let pop = self.pop_record(*out);
                 let (at, len) = (self.field(*out, 0, &r), self.field(*out, 1, &r));
                 let body = match self.slot(*root) {
                     Some(slot) => {
@@ -189,7 +188,7 @@ impl<'a> Reverse<'a> {
                     None => TokenStream::new(),
                 };
                 let inner = self.with_adjoint_linear(*out, body);
-                quote!(let #r = #pop; #inner)
+                self.after_record(*out, &r, inner)
             }
             Inst::IndexAssign { id, var, value, .. } => {
                 if !self.act.var(*var) {
@@ -459,8 +458,13 @@ impl<'a> Reverse<'a> {
                         }
                         // A struct by reference: its copy, by reference, and no buffer.
                         if lent[i].by_ref() {
-                            let at = kept(k);
-                            k += 1;
+                            let at = match again.and_then(|g| g[i].as_ref()) {
+                                Some(t) => quote!((#t)),
+                                None => {
+                                    k += 1;
+                                    kept(k - 1)
+                                }
+                            };
                             call_args.push(crate::lower::passed(
                                 krate,
                                 callee,

@@ -7,5 +7,6 @@ pub mod dispatch;
 pub mod generic;
 pub mod gmm;
 pub mod mlp;
+pub mod mlp_struct;
 pub mod rk4;
 pub mod rosenbrock;
