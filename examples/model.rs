@@ -4,6 +4,9 @@
 //!
 //! Run it with `cargo run --release --example model`.
 
+// The layers index their weights as numerics code does.
+#![allow(clippy::needless_range_loop)]
+
 use ad::{AddTangent, Const};
 
 /// One layer: `W` row-major, `outputs` x `inputs`.
