@@ -37,3 +37,25 @@ pub fn generic_activation<T: num_traits::Float>(x: T) -> T {
 pub fn generic_neuron<T: num_traits::Float>(w: T, x: T) -> T {
     generic_activation(w * x)
 }
+
+/// A neuron as a struct: its weight and bias.
+#[derive(Clone, Copy, Debug, PartialEq, ad::Differentiable)]
+pub struct Cell {
+    pub w: f64,
+    pub b: f64,
+}
+
+impl Cell {
+    /// `activation(w x + b)`. A method without a derivative or a rule in this crate:
+    /// `ad-test-stable-rules` gives it one, by its path `ad_test_model::Cell::fire`.
+    pub fn fire(&self, x: f64) -> f64 {
+        activation(self.w * x + self.b)
+    }
+}
+
+/// The cell's output times its input: the derivative calls `Cell::fire` through the registry,
+/// as a method call on a parameter.
+#[ad::differentiable]
+pub fn cell_out(c: &Cell, x: f64) -> f64 {
+    c.fire(x) * x
+}

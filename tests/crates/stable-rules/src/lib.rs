@@ -27,3 +27,11 @@ fn generic_activation_jvp<T: num_traits::Float>(x: T, dx: T) -> (T, T) {
     let value = ad_test_model::generic_activation(x);
     (value, dx / (T::one() + (-x).exp()))
 }
+
+/// The forward rule of a method of another crate's struct, named by its path: the derivative of
+/// `activation(w x + b)` along `(dc, dx)`.
+#[ad::custom_rule(forward, of = ad_test_model::Cell::fire)]
+fn fire_jvp(c: &ad_test_model::Cell, dc: ad_test_model::Cell, x: f64, dx: f64) -> (f64, f64) {
+    let z = c.w * x + c.b;
+    (log1pexp(z), logistic(z) * (dc.w * x + c.w * dx + dc.b))
+}
