@@ -12,6 +12,9 @@
 //!   called on `self.layers[l]`, weights read in place (`self.w[o * self.n_in + i]`), trained
 //!   a few steps by gradient descent on the gradient `ad` gives: at every step the gradient
 //!   agrees with the oracle's, and the loss falls.
+//! - A chain of springs between masses: `impl Energy for Spring` (a trait's method), summed
+//!   over a slice of springs (`for s in springs.iter() { e += s.energy(); }`) that the body
+//!   builds as a `Vec<Spring>` from the masses' positions.
 
 // The layers index their weights as numerics code does.
 #![allow(clippy::needless_range_loop)]
@@ -486,4 +489,113 @@ fn a_perceptron_of_layer_structs_trained_by_gradient_descent() {
         losses.windows(2).all(|w| w[1] < w[0]),
         "the loss falls: {losses:?}"
     );
+}
+
+trait Energy {
+    fn energy(&self) -> f64;
+}
+
+#[derive(Clone, Debug, PartialEq, ad::Differentiable)]
+struct Spring {
+    k: f64,
+    rest: f64,
+    from: f64,
+    to: f64,
+}
+
+#[ad::differentiable]
+impl Energy for Spring {
+    fn energy(&self) -> f64 {
+        let stretch = (self.to - self.from).abs() - self.rest;
+        0.5 * self.k * stretch * stretch
+    }
+}
+
+#[ad::differentiable]
+fn total_energy(springs: &[Spring]) -> f64 {
+    let mut e = 0.0;
+    for s in springs.iter() {
+        e += s.energy();
+    }
+    e
+}
+
+/// Masses at `xs` joined by springs of stiffness `k (1 + i / 2)` and rest length `rest`, the
+/// last mass also pulled by gravity `g`.
+#[ad::differentiable]
+fn chain_energy(xs: &[f64], k: f64, rest: f64, g: f64) -> f64 {
+    let n = xs.len();
+    let mut springs = vec![
+        Spring {
+            k,
+            rest,
+            from: 0.0,
+            to: 0.0,
+        };
+        n - 1
+    ];
+    for i in 0..n - 1 {
+        springs[i] = Spring {
+            k: k * (1.0 + i as f64 / 2.0),
+            rest,
+            from: xs[i],
+            to: xs[i + 1],
+        };
+    }
+    total_energy(&springs) + g * xs[n - 1]
+}
+
+fn chain_energy_d(xs: &[D], k: D, rest: D, g: D) -> D {
+    let mut e = c(0.0);
+    for i in 0..xs.len() - 1 {
+        let d = xs[i + 1] - xs[i];
+        let stretch = if d.re < 0.0 { -d } else { d } - rest;
+        e += c(0.5) * (k * c(1.0 + i as f64 / 2.0)) * stretch * stretch;
+    }
+    e + g * xs[xs.len() - 1]
+}
+
+#[test]
+fn a_spring_chain_summed_through_a_trait_method() {
+    let xs = [0.0, 1.3, 2.1, 3.9, 4.4];
+    let (k, rest, g) = (2.5, 1.0, 0.8);
+    let value = chain_energy(&xs, k, rest, g);
+    let (gv, (gx, gk, gr, gg)) = ad::value_and_grad(chain_energy, (&xs[..], k, rest, g));
+    let (px, pk, pr, pg) = ad::vjp(chain_energy, (&xs[..], k, rest, g)).1(1.0);
+    assert_eq!(gv.to_bits(), value.to_bits());
+    for i in 0..xs.len() + 3 {
+        let seed = |j: usize| if i == j { 1.0 } else { 0.0 };
+        let xd: Vec<D> = xs
+            .iter()
+            .enumerate()
+            .map(|(j, &x)| D::new(x, seed(j)))
+            .collect();
+        let n = xs.len();
+        let want = chain_energy_d(
+            &xd,
+            D::new(k, seed(n)),
+            D::new(rest, seed(n + 1)),
+            D::new(g, seed(n + 2)),
+        );
+        assert!(close(want.re, value, TOL));
+        let dx: Vec<f64> = (0..n).map(seed).collect();
+        let (_, t) = ad::jvp(
+            chain_energy,
+            (&xs[..], k, rest, g),
+            (&dx[..], seed(n), seed(n + 1), seed(n + 2)),
+        );
+        let (gi, pi) = match i {
+            i if i < n => (gx[i], px[i]),
+            i if i == n => (gk, pk),
+            i if i == n + 1 => (gr, pr),
+            _ => (gg, pg),
+        };
+        for (how, got) in [("jvp", t), ("grad", gi), ("vjp", pi)] {
+            assert!(
+                close(got, want.eps, TOL),
+                "{how} d/d{i} = {got}, oracle {}",
+                want.eps
+            );
+        }
+    }
 }

@@ -15,7 +15,7 @@ use syn::ext::IdentExt;
 
 mod aggregates;
 mod calls;
-mod types;
+pub(crate) mod types;
 
 use types::{Types, no_coercion};
 
@@ -525,11 +525,16 @@ impl<'a> Forward<'a> {
                 index,
             } => {
                 let i = self.p(*index, al);
+                // A struct element is cloned out of its sequence.
+                let read = |x: TokenStream| match self.func.clones(*out) {
+                    true => quote!(::core::clone::Clone::clone(&#x[#i])),
+                    false => quote!(#x[#i]),
+                };
                 let tangent = self.act.var(*var).then(|| {
                     let dx = Self::tangent_of(ident);
-                    quote!(#dx[#i])
+                    read(quote!(#dx))
                 });
-                self.def(*out, quote!(#ident[#i]), tangent)
+                self.def(*out, read(quote!(#ident)), tangent)
             }
             Inst::FieldIndex { out, a, index, .. } => {
                 let (pa, i) = (self.p(*a, al), self.p(*index, al));

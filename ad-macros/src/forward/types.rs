@@ -179,7 +179,7 @@ pub(super) fn no_coercion(ty: &syn::Type, generics: &syn::Generics) -> bool {
 }
 
 /// The element type of an array, a slice, a reference to one, or a `Vec`.
-fn element_type(ty: &syn::Type) -> Option<syn::Type> {
+pub(crate) fn element_type(ty: &syn::Type) -> Option<syn::Type> {
     match ty {
         syn::Type::Array(a) => Some((*a.elem).clone()),
         syn::Type::Slice(s) => Some((*s.elem).clone()),

@@ -353,6 +353,17 @@ impl Lower {
                 if by_ref {
                     self.element_vars.push(x);
                 }
+                // An element that is a struct: a copy of it (its methods are called on it by
+                // its type).
+                let elem_ty = self.vars[var.0 as usize]
+                    .ty
+                    .as_ref()
+                    .and_then(crate::forward::types::element_type)
+                    .filter(|t| crate::lower::names::struct_type(t, &self.type_params).is_some());
+                if let Some(ty) = elem_ty {
+                    self.struct_types.insert(x.0, ty);
+                    self.values[elem.0 as usize].clones = true;
+                }
                 self.bind(x);
             }
             (Source::Enumerate(inner), Pat::Tuple(t)) if t.elems.len() == 2 => {

@@ -404,7 +404,12 @@ impl<'a> Reverse<'a> {
                 let check = self.binding_check(*var, ident);
                 let i = self.p(*index, al);
                 let mut ts = check;
-                ts.extend(Self::def(*out, quote!(#ident[#i])));
+                // A struct element is cloned out of its sequence.
+                let read = match self.func.clones(*out) {
+                    true => quote!(::core::clone::Clone::clone(&#ident[#i])),
+                    false => quote!(#ident[#i]),
+                };
+                ts.extend(Self::def(*out, read));
                 if self.active(*out) {
                     ts.extend(self.record(*out, &[i]));
                 }

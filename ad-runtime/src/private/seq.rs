@@ -1,6 +1,14 @@
 //! Adjoints of arrays, `Vec`s and slices, read and written by index.
 
 use super::{Adj, Adjoint, Ty, acc, vec_repeat};
+use crate::ShapelessZero;
+
+/// Takes a value out, leaving a zero without a shape: `mem::take` for tangents, which need
+/// not have a `Default` (a derived struct's has none).
+#[inline(always)]
+fn take_zero<E: ShapelessZero>(e: &mut E) -> E {
+    core::mem::replace(e, E::shapeless_zero())
+}
 
 /// A sequence of tangents: the tangent of an array or a `Vec`, whose elements generated code
 /// reads and writes by index.
@@ -20,7 +28,7 @@ pub trait Seq: Adjoint<Repr = Option<Self>> {
     fn buffer(slot: &mut Option<Self>, len: usize) -> &mut [Self::Elem];
 }
 
-impl<E: Adjoint + Clone + Default, const N: usize> Seq for [E; N] {
+impl<E: Adjoint + Clone + ShapelessZero, const N: usize> Seq for [E; N] {
     type Elem = E;
     #[inline(always)]
     fn at(&self, i: usize) -> Option<E> {
@@ -32,23 +40,23 @@ impl<E: Adjoint + Clone + Default, const N: usize> Seq for [E; N] {
         if slot.is_none() && value.is_zero_adjoint() {
             return;
         }
-        let seq = slot.get_or_insert_with(|| core::array::from_fn(|_| E::default()));
-        seq[i] = core::mem::take(&mut seq[i]).accumulate(value);
+        let seq = slot.get_or_insert_with(|| core::array::from_fn(|_| E::shapeless_zero()));
+        seq[i] = take_zero(&mut seq[i]).accumulate(value);
     }
     #[inline(always)]
     fn take_at(slot: &mut Option<Self>, i: usize) -> Option<E> {
-        slot.as_mut().map(|seq| core::mem::take(&mut seq[i]))
+        slot.as_mut().map(|seq| take_zero(&mut seq[i]))
     }
     fn total(&self) -> Option<E> {
         self.iter().cloned().reduce(crate::Accumulate::accumulate)
     }
     fn buffer(slot: &mut Option<Self>, _: usize) -> &mut [E] {
-        slot.get_or_insert_with(|| core::array::from_fn(|_| E::default()))
+        slot.get_or_insert_with(|| core::array::from_fn(|_| E::shapeless_zero()))
     }
 }
 
 /// An adjoint `Vec` grows as elements receive contributions; missing elements are zero.
-impl<E: Adjoint + Clone + Default> Seq for Vec<E> {
+impl<E: Adjoint + Clone + ShapelessZero> Seq for Vec<E> {
     type Elem = E;
     #[inline(always)]
     fn at(&self, i: usize) -> Option<E> {
@@ -59,7 +67,7 @@ impl<E: Adjoint + Clone + Default> Seq for Vec<E> {
         // An element already there takes the value as it is (adding a zero changes nothing);
         // only growing the adjoint waits for a value that is not zero.
         if let Some(e) = slot.as_mut().and_then(|seq| seq.get_mut(i)) {
-            *e = core::mem::take(e).accumulate(value);
+            *e = take_zero(e).accumulate(value);
             return;
         }
         if value.is_zero_adjoint() {
@@ -69,9 +77,7 @@ impl<E: Adjoint + Clone + Default> Seq for Vec<E> {
     }
     #[inline(always)]
     fn take_at(slot: &mut Option<Self>, i: usize) -> Option<E> {
-        slot.as_mut()
-            .and_then(|seq| seq.get_mut(i))
-            .map(core::mem::take)
+        slot.as_mut().and_then(|seq| seq.get_mut(i)).map(take_zero)
     }
     fn total(&self) -> Option<E> {
         self.iter().cloned().reduce(crate::Accumulate::accumulate)
@@ -79,7 +85,7 @@ impl<E: Adjoint + Clone + Default> Seq for Vec<E> {
     fn buffer(slot: &mut Option<Self>, len: usize) -> &mut [E] {
         let seq = slot.get_or_insert_with(Vec::new);
         if seq.len() < len {
-            seq.resize_with(len, E::default);
+            seq.resize_with(len, E::shapeless_zero);
         }
         seq
     }
@@ -91,10 +97,10 @@ impl<E: Adjoint + Clone + Default> Seq for Vec<E> {
 /// register allocator keep the loop's floats or the adjoint's fields in memory throughout.
 #[cold]
 #[inline(never)]
-fn grown<E: Default>(seq: Option<Vec<E>>, i: usize, value: E) -> Vec<E> {
+fn grown<E: ShapelessZero>(seq: Option<Vec<E>>, i: usize, value: E) -> Vec<E> {
     let mut seq = seq.unwrap_or_default();
     if seq.len() <= i {
-        seq.resize_with(i + 1, E::default);
+        seq.resize_with(i + 1, E::shapeless_zero);
     }
     seq[i] = value;
     seq
@@ -204,9 +210,9 @@ pub fn dense<C: crate::Differentiable>(
 ) -> Vec<<C::Tangent as Seq>::Elem>
 where
     C::Tangent: Seq,
-    <C::Tangent as Seq>::Elem: Default,
+    <C::Tangent as Seq>::Elem: ShapelessZero,
 {
-    vec_repeat(Default::default(), n)
+    vec_repeat(ShapelessZero::shapeless_zero(), n)
 }
 
 /// The whole adjoint of a local `Vec` held in a buffer by [`dense`], taken out at its
@@ -218,23 +224,27 @@ pub fn dense_take<E>(buffer: &mut Vec<E>) -> Option<Vec<E>> {
 
 /// Adds `value` to element `i` of a slice's adjoint buffer.
 #[inline(always)]
-pub fn slice_acc_at<T: crate::Accumulate + Default>(bar: &mut [T], i: usize, value: T) {
-    bar[i] = core::mem::take(&mut bar[i]).accumulate(value);
+pub fn slice_acc_at<T: crate::Accumulate + ShapelessZero>(bar: &mut [T], i: usize, value: T) {
+    bar[i] = take_zero(&mut bar[i]).accumulate(value);
 }
 
 /// Adds `value` to each of the first `len` elements of a slice's adjoint buffer.
 #[inline]
-pub fn slice_acc_each<T: crate::Accumulate + Default + Clone>(bar: &mut [T], len: usize, value: T) {
+pub fn slice_acc_each<T: crate::Accumulate + ShapelessZero + Clone>(
+    bar: &mut [T],
+    len: usize,
+    value: T,
+) {
     for b in &mut bar[..len] {
-        *b = core::mem::take(b).accumulate(value.clone());
+        *b = take_zero(b).accumulate(value.clone());
     }
 }
 
 /// Takes element `i` out of a slice's adjoint buffer, leaving zero: the adjoint of a value
 /// stored there, which the values stored before do not share.
 #[inline(always)]
-pub fn slice_take_at<T: Default>(bar: &mut [T], i: usize) -> Option<T> {
-    Some(core::mem::take(&mut bar[i]))
+pub fn slice_take_at<T: ShapelessZero>(bar: &mut [T], i: usize) -> Option<T> {
+    Some(take_zero(&mut bar[i]))
 }
 
 /// Element `i` of a slice's adjoint buffer, left in place.
