@@ -183,3 +183,82 @@ fn a_rule_for_a_method_is_honoured() {
     let (g,) = ad::grad(Gauge::read, (&Gauge { v: 2.0 },));
     assert_eq!(g, Gauge { v: 100.0 });
 }
+
+/// A generic struct with a generic `impl` block: its methods are differentiated at `f64` and
+/// `f32`, and call each other (`self.eval(x)`) at the same type.
+#[derive(Clone, Debug, PartialEq, ad::Differentiable)]
+struct Poly<T> {
+    a: T,
+    b: T,
+    w: Vec<T>,
+}
+
+#[ad::differentiable]
+impl<T: num_traits::Float> Poly<T> {
+    fn eval(&self, x: T) -> T {
+        let mut s = self.a * x.sin() + self.b;
+        for i in 0..self.w.len() {
+            s = s + self.w[i] * x.powi(i as i32);
+        }
+        s
+    }
+
+    fn twice(&self, x: T) -> T {
+        self.eval(x) * self.eval(x + T::one())
+    }
+}
+
+fn poly_eval_d(p: &[D], x: D) -> D {
+    let mut s = p[0] * x.sin() + p[1];
+    for (i, w) in p[2..].iter().enumerate() {
+        s += *w * x.powi(i as i32);
+    }
+    s
+}
+
+#[test]
+fn methods_of_a_generic_impl_block_at_f64_and_f32() {
+    let v = [1.3, -0.4, 0.5, 0.25, -0.1];
+    let p = Poly {
+        a: v[0],
+        b: v[1],
+        w: v[2..].to_vec(),
+    };
+    for x in grid(-1.0, 1.0, 5) {
+        let value = p.twice(x);
+        let (gp, gx) = ad::grad(Poly::<f64>::twice, (&p, x));
+        let grad = [gp.a, gp.b, gp.w[0], gp.w[1], gp.w[2], gx];
+        for (i, g) in grad.into_iter().enumerate() {
+            let seed = |j: usize| if i == j { 1.0 } else { 0.0 };
+            let pd: Vec<D> = v
+                .iter()
+                .enumerate()
+                .map(|(j, &c)| D::new(c, seed(j)))
+                .collect();
+            let xd = D::new(x, seed(5));
+            let want = poly_eval_d(&pd, xd) * poly_eval_d(&pd, xd + 1.0);
+            assert!(close(want.re, value, TOL));
+            let t = Poly {
+                a: seed(0),
+                b: seed(1),
+                w: vec![seed(2), seed(3), seed(4)],
+            };
+            let (_, jv) = ad::jvp(Poly::<f64>::twice, (&p, x), (t, seed(5)));
+            for (how, got) in [("jvp", jv), ("grad", g)] {
+                assert!(
+                    close(got, want.eps, TOL),
+                    "{how} d/d{i} = {got}, oracle {}",
+                    want.eps
+                );
+            }
+        }
+        // At f32, against the f64 derivative to f32's precision.
+        let p32 = Poly {
+            a: v[0] as f32,
+            b: v[1] as f32,
+            w: v[2..].iter().map(|&w| w as f32).collect(),
+        };
+        let (_, gx32) = ad::grad(Poly::<f32>::twice, (&p32, x as f32));
+        assert!(close(f64::from(gx32), gx, 1e-4), "f32: {gx32}, f64: {gx}");
+    }
+}

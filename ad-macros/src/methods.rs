@@ -13,10 +13,10 @@ use quote::{ToTokens, quote};
 use syn::{FnArg, ImplItem, ItemFn, ItemImpl};
 
 pub fn differentiable_impl(args: TokenStream, block: ItemImpl) -> syn::Result<TokenStream> {
-    if !block.generics.params.is_empty() {
+    if let Some(lifetime) = block.generics.lifetimes().next() {
         return Err(syn::Error::new_spanned(
-            &block.generics,
-            "#[differentiable] does not differentiate the methods of a generic `impl` block yet: write free functions generic over the type and call them from the methods",
+            lifetime,
+            "#[differentiable] does not differentiate the methods of an `impl` block with lifetime parameters: differentiate free functions instead, and call them from the methods",
         ));
     }
     let self_ty = &block.self_ty;
@@ -31,7 +31,7 @@ pub fn differentiable_impl(args: TokenStream, block: ItemImpl) -> syn::Result<To
             Some((t, _)) => quote!(<#self_ty as #t>::#name),
             None => quote!(<#self_ty>::#name),
         };
-        let func = free_function(method, self_ty);
+        let func = free_function(method, self_ty, &block.generics);
         match derivatives(args.clone(), func, Some(&Method { path })) {
             Ok(ts) => out.extend(ts),
             Err(e) => match &mut errors {
@@ -48,7 +48,11 @@ pub fn differentiable_impl(args: TokenStream, block: ItemImpl) -> syn::Result<To
 
 /// The free function a method stands for: its receiver a parameter named `__ad_self` (at the
 /// receiver's span; the body's `self` at its own), `Self` the block's type.
-fn free_function(method: &syn::ImplItemFn, self_ty: &syn::Type) -> syn::Result<ItemFn> {
+fn free_function(
+    method: &syn::ImplItemFn,
+    self_ty: &syn::Type,
+    generics: &syn::Generics,
+) -> syn::Result<ItemFn> {
     if !method.sig.generics.params.is_empty() {
         return Err(syn::Error::new_spanned(
             &method.sig.generics,
@@ -56,6 +60,8 @@ fn free_function(method: &syn::ImplItemFn, self_ty: &syn::Type) -> syn::Result<I
         ));
     }
     let mut sig = method.sig.clone();
+    // A generic block's parameters are the function's (`impl<T: Float> Params<T>`).
+    sig.generics = generics.clone();
     let mut receiver_span = None;
     if let Some(FnArg::Receiver(r)) = sig.inputs.first() {
         let by_ref = match &r.kind {
