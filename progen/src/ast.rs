@@ -30,6 +30,81 @@ pub enum Ty {
     FnArg(u8),
     /// `Option<f64>` (`Option<T>` in a generic function): `Some` carries a derivative.
     OptF,
+    /// A struct of the batch, `S{k}` (`true`: by reference, `&S{k}`); the receiver `self` of
+    /// a method is one too (`&self` or `self`).
+    Struct(usize, bool),
+}
+
+/// The type of a field of a struct of the batch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FieldTy {
+    F,
+    /// `[f64; N]`.
+    Arr(usize),
+    /// `Vec<f64>` of this length (the harness and the generator keep it so).
+    Vec(usize),
+    /// `usize` in `0..=hi`: no derivative (`ad::NoTangent` in the companion tangent).
+    U(usize),
+    /// Another struct of the batch, an earlier one.
+    Struct(usize),
+}
+
+#[derive(Clone, Debug)]
+pub struct StructDef {
+    /// `(name, type)` in declaration order, which is also the order of the struct's floats
+    /// when the harness flattens a value or a tangent.
+    pub fields: Vec<(String, FieldTy)>,
+}
+
+/// The name of struct `k` of the batch.
+pub fn struct_name(k: usize) -> String {
+    format!("S{k}")
+}
+
+impl StructDef {
+    /// Its own tangent: every field is built from floats (a nested struct, like an integer,
+    /// makes the derive write a companion `{Name}Tangent`).
+    pub fn own_tangent(&self) -> bool {
+        self.fields
+            .iter()
+            .all(|(_, t)| matches!(t, FieldTy::F | FieldTy::Arr(_) | FieldTy::Vec(_)))
+    }
+
+    /// The number of floats of a value, nested structs included.
+    pub fn floats(&self, defs: &[StructDef]) -> usize {
+        self.fields
+            .iter()
+            .map(|(_, t)| match *t {
+                FieldTy::F => 1,
+                FieldTy::Arr(n) | FieldTy::Vec(n) => n,
+                FieldTy::U(_) => 0,
+                FieldTy::Struct(j) => defs[j].floats(defs),
+            })
+            .sum()
+    }
+
+    /// The ranges `0..=hi` of its integers, nested structs included, in order.
+    pub fn ints(&self, defs: &[StructDef]) -> Vec<usize> {
+        let mut out = Vec::new();
+        for (_, t) in &self.fields {
+            match *t {
+                FieldTy::U(hi) => out.push(hi),
+                FieldTy::Struct(j) => out.extend(defs[j].ints(defs)),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Its fields that are not `Copy` (a `Vec`, a nested struct): a literal with `..base`
+    /// names them all, so that the base is not moved from.
+    pub fn owned_fields(&self) -> Vec<String> {
+        self.fields
+            .iter()
+            .filter(|(_, t)| matches!(t, FieldTy::Vec(_) | FieldTy::Struct(_)))
+            .map(|(n, _)| n.clone())
+            .collect()
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -122,6 +197,9 @@ pub struct Func {
     pub ret_bound: f64,
     /// The total increments this function (with its callees) may add to each `Out` parameter.
     pub out_spent: f64,
+    /// A method of struct `S{k}`, printed in `#[ad::differentiable] impl S{k} { .. }`: its
+    /// first parameter is the receiver, named `self`.
+    pub method: Option<usize>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -236,6 +314,8 @@ pub enum FE {
     },
     /// `o.unwrap()` (or `o.expect("..")` with `true`) of an `Option` known to be `Some`.
     Unwrap(String, bool),
+    /// A call of a method of a struct (see [`MCall`]).
+    Method(Box<MCall>),
     /// `match scrut { Some(g) if guard => guarded, Some(var) => some, None => none }` (the
     /// guarded arm only with `guarded`).
     MatchOpt {
@@ -245,6 +325,61 @@ pub enum FE {
         some: Box<FE>,
         none: Box<FE>,
     },
+}
+
+/// A method call: `recv.name(args)` (`Dot`), `S{k}::name(recv, args)` (`Path`), or, of a
+/// method taking `self`, on a copy bound by a `let` with a type, `{ let tmp: S{k} =
+/// src.clone(); tmp.name(args) }` (`Copy(tmp)`; `recv` is `Place(src)`).
+#[derive(Clone, Debug)]
+pub struct MCall {
+    pub name: String,
+    pub def: usize,
+    pub recv: SArg,
+    pub args: Vec<Arg>,
+    pub form: MForm,
+}
+
+#[derive(Clone, Debug)]
+pub enum MForm {
+    Dot,
+    Path,
+    Copy(String),
+}
+
+/// A struct passed on, or a receiver.
+#[derive(Clone, Debug)]
+pub enum SArg {
+    /// A struct variable, a field of one or `self`, as it is: a receiver (`s.m(x)`), or a
+    /// `&S` parameter passed on as it is (`f(r)`, `f(self)` in a `&self` method).
+    Place(String),
+    /// `&path`.
+    Ref(String),
+    /// `path.clone()`.
+    Clone(String),
+    /// A struct literal.
+    Lit(Box<SLit>),
+}
+
+/// `S{def} { field: init, .., ..base }`.
+#[derive(Clone, Debug)]
+pub struct SLit {
+    pub def: usize,
+    pub fields: Vec<(String, FInit)>,
+    /// `..base` of a struct variable held by value; the fields given include every field
+    /// that is not `Copy`, so that nothing is moved out of it.
+    pub base: Option<String>,
+}
+
+/// The value of one field in a struct literal.
+#[derive(Clone, Debug)]
+pub enum FInit {
+    F(FE),
+    /// `[..]` of an array field, `vec![..]` of a `Vec` field.
+    Arr(ArrInit, bool),
+    /// The same field of another struct: `s.w` (an array), `s.v.clone()` (a `Vec`).
+    Of(String, bool),
+    U(IE),
+    S(SArg),
 }
 
 /// An expression of type `Option<f64>`.
@@ -441,6 +576,8 @@ pub enum Arg {
     FnItem(String),
     /// An `Option<f64>`: `Some(e)`, `None` or a variable.
     Opt(OE),
+    /// A struct, by value or by reference.
+    Struct(SArg),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -737,6 +874,14 @@ pub enum Stmt {
     LetOptE(String, OE),
     /// `return oe;` in a function returning `Option<f64>`.
     ReturnOpt(OE),
+    /// `let [mut] name[: S{def}] = init;` of a struct literal or a clone.
+    LetStruct {
+        name: String,
+        def: usize,
+        typed: bool,
+        mutable: bool,
+        init: SArg,
+    },
     /// `let mut guard = 0; while let Some(var) = (if guard < trips { Some(guard) } else
     /// { None }) { guard += 1; body }`.
     WhileLet {

@@ -23,6 +23,9 @@ fn source_with(funcs: &[Func], seed: u64, points: usize, test: Option<(&str, usi
         "\nconst POINTS: usize = {points};\nconst SEED: u64 = {seed};\n"
     )
     .unwrap();
+    let defs = crate::generate::struct_defs(seed);
+    s.push_str(&struct_items(&defs, Flavor::Ad));
+    s.push_str(&struct_helpers(&defs));
 
     // The functions for ad, and the static rules, each module's items in their order.
     for m in 0..MODULES {
@@ -70,8 +73,10 @@ fn source_with(funcs: &[Func], seed: u64, points: usize, test: Option<(&str, usi
     }
     s.push_str("}\n\n");
 
-    // The oracle; a generic function twice, as `name_f64` and `name_f32`.
+    // The oracle, with its own struct types over dual numbers; a generic function twice, as
+    // `name_f64` and `name_f32`.
     s.push_str("pub mod oracle {\n    use super::*;\n\n");
+    s.push_str(&struct_items(&defs, Flavor::Dual));
     for f in funcs {
         let copies = if f.generic {
             let mut at = f.clone();
@@ -94,7 +99,7 @@ fn source_with(funcs: &[Func], seed: u64, points: usize, test: Option<(&str, usi
     s.push_str("}\n\n");
 
     for (k, f) in funcs.iter().enumerate() {
-        s.push_str(&check(f, k, funcs));
+        s.push_str(&check(f, k, &defs));
     }
 
     s.push_str("/// The rules registered at run time, for as long as the guards live.\n");
@@ -146,6 +151,138 @@ fn source_with(funcs: &[Func], seed: u64, points: usize, test: Option<(&str, usi
         )
         .unwrap(),
     }
+    s
+}
+
+/// The struct types of the batch: for ad, with the derive (a struct with an integer or a
+/// nested struct gets the companion tangent `{Name}Tangent`); for the oracle, the same fields
+/// over dual numbers.
+pub fn struct_items(defs: &[StructDef], flavor: Flavor) -> String {
+    let mut s = String::new();
+    for (k, d) in defs.iter().enumerate() {
+        let f = match flavor {
+            Flavor::Ad => "f64",
+            Flavor::Dual => "D",
+        };
+        let fields: Vec<String> = d
+            .fields
+            .iter()
+            .map(|(n, t)| {
+                let ty = match *t {
+                    FieldTy::F => f.to_string(),
+                    FieldTy::Arr(len) => format!("[{f}; {len}]"),
+                    FieldTy::Vec(_) => format!("Vec<{f}>"),
+                    FieldTy::U(_) => "usize".to_string(),
+                    FieldTy::Struct(j) => struct_name(j),
+                };
+                format!("pub {n}: {ty}")
+            })
+            .collect();
+        let derive = match flavor {
+            Flavor::Ad => "#[derive(Clone, Debug, PartialEq, ad::Differentiable)]",
+            Flavor::Dual => "#[derive(Clone, Debug)]",
+        };
+        writeln!(
+            s,
+            "{derive}\npub struct {} {{\n    {},\n}}\n",
+            struct_name(k),
+            fields.join(",\n    ")
+        )
+        .unwrap();
+    }
+    s
+}
+
+/// The type of the tangent of struct `k`.
+fn tangent_name(defs: &[StructDef], k: usize) -> String {
+    if defs[k].own_tangent() {
+        struct_name(k)
+    } else {
+        format!("{}Tangent", struct_name(k))
+    }
+}
+
+/// For each struct `S{k}`, in module `sx`, built from its floats in declaration order (nested
+/// structs in place) and its integers: `s{k}` a value, `s{k}_t` a tangent (`ad::NoTangent` in
+/// the integers), `s{k}_d` the oracle's value over dual numbers of the value and the tangent;
+/// and `s{k}_flat`, a tangent's floats in the same order, to compare adjoints.
+fn struct_helpers(defs: &[StructDef]) -> String {
+    let mut s = String::from("pub mod sx {\n    use super::*;\n\n");
+    for (k, d) in defs.iter().enumerate() {
+        let (mut value, mut tangent, mut dual, mut flat) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut o, mut m) = (0, 0);
+        for (n, t) in &d.fields {
+            match *t {
+                FieldTy::F => {
+                    value.push(format!("{n}: x[{o}]"));
+                    tangent.push(format!("{n}: x[{o}]"));
+                    dual.push(format!("{n}: D::new(x[{o}], t[{o}])"));
+                    flat.push(format!("v.push(t.{n});"));
+                    o += 1;
+                }
+                FieldTy::Arr(len) => {
+                    let r = format!("{o}..{}", o + len);
+                    value.push(format!("{n}: pm::arr(&x[{r}])"));
+                    tangent.push(format!("{n}: pm::arr(&x[{r}])"));
+                    dual.push(format!(
+                        "{n}: pm::dual_arr(pm::arr(&x[{r}]), pm::arr(&t[{r}]))"
+                    ));
+                    flat.push(format!("v.extend_from_slice(&t.{n});"));
+                    o += len;
+                }
+                FieldTy::Vec(len) => {
+                    let r = format!("{o}..{}", o + len);
+                    value.push(format!("{n}: x[{r}].to_vec()"));
+                    tangent.push(format!("{n}: x[{r}].to_vec()"));
+                    dual.push(format!("{n}: pm::duals(&x[{r}], &t[{r}])"));
+                    flat.push(format!("v.extend_from_slice(&t.{n});"));
+                    o += len;
+                }
+                FieldTy::U(_) => {
+                    value.push(format!("{n}: n[{m}]"));
+                    tangent.push(format!("{n}: ad::NoTangent"));
+                    dual.push(format!("{n}: n[{m}]"));
+                    m += 1;
+                }
+                FieldTy::Struct(j) => {
+                    value.push(format!("{n}: s{j}(&x[{o}..], &n[{m}..])"));
+                    tangent.push(format!("{n}: s{j}_t(&x[{o}..])"));
+                    dual.push(format!("{n}: s{j}_d(&x[{o}..], &t[{o}..], &n[{m}..])"));
+                    flat.push(format!("v.extend(s{j}_flat(&t.{n}));"));
+                    o += defs[j].floats(defs);
+                    m += defs[j].ints(defs).len();
+                }
+            }
+        }
+        let name = struct_name(k);
+        let tn = tangent_name(defs, k);
+        writeln!(
+            s,
+            "    pub fn s{k}(x: &[f64], n: &[usize]) -> crate::{name} {{\n        let _ = n;\n        crate::{name} {{ {} }}\n    }}",
+            value.join(", ")
+        )
+        .unwrap();
+        writeln!(
+            s,
+            "    pub fn s{k}_t(x: &[f64]) -> crate::{tn} {{\n        crate::{tn} {{ {} }}\n    }}",
+            tangent.join(", ")
+        )
+        .unwrap();
+        writeln!(
+            s,
+            "    pub fn s{k}_d(x: &[f64], t: &[f64], n: &[usize]) -> crate::oracle::{name} {{\n        let _ = n;\n        crate::oracle::{name} {{ {} }}\n    }}",
+            dual.join(", ")
+        )
+        .unwrap();
+        writeln!(
+            s,
+            "    pub fn s{k}_flat(t: &crate::{tn}) -> Vec<f64> {{\n        let mut v = Vec::new();\n        {}\n        v\n    }}\n",
+            flat.join("\n        ")
+        )
+        .unwrap();
+    }
+    s.push_str("}\n\n");
     s
 }
 
@@ -304,9 +441,22 @@ fn augmented(f: &Func) -> String {
 }
 
 /// The checks of one function at `POINTS` points.
-fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
+fn check(f: &Func, k: usize, defs: &[StructDef]) -> String {
     if f.takes_fn() {
         return String::new();
+    }
+    if let Some(s) = f.method {
+        // A method, by the path of its struct (the oracle's over dual numbers).
+        let s = struct_name(s);
+        return check_as(
+            f,
+            k,
+            &f.name,
+            &format!("crate::{s}::{}", f.name),
+            &format!("crate::oracle::{s}::{}", f.name),
+            None,
+            defs,
+        );
     }
     let path = format!("crate::m{}::{}", f.module, f.name);
     if !f.generic {
@@ -317,6 +467,7 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
             &path,
             &format!("crate::oracle::{}", f.name),
             None,
+            defs,
         );
     }
     // A generic function: checked at f64 and then at f32, against the oracle's two copies.
@@ -335,6 +486,7 @@ fn check(f: &Func, k: usize, _funcs: &[Func]) -> String {
             &format!("{path}::<{ty}>"),
             &format!("crate::oracle::{}_{ty}", f.name),
             reference.as_deref(),
+            defs,
         ));
     }
     writeln!(
@@ -357,6 +509,7 @@ fn check_as(
     path: &str,
     oracle: &str,
     reference: Option<&str>,
+    defs: &[StructDef],
 ) -> String {
     let mut s = String::new();
     let has_out = f.params.iter().any(|p| matches!(p.ty, Ty::Out(_)));
@@ -492,6 +645,35 @@ fn check_as(
                 oracle_args.push(format!("a{i}"));
                 args.push(format!("a{i}"));
                 tans.push("ad::NoTangent".into());
+            }
+            // A struct from random floats and integers, a tangent from random directions, the
+            // oracle's from both; its adjoint is compared through its floats (`sx`).
+            Ty::Struct(k, by_ref) => {
+                let nf = defs[k].floats(defs);
+                let ints: Vec<String> = defs[k]
+                    .ints(defs)
+                    .iter()
+                    .map(|hi| format!("ck.index({hi})"))
+                    .collect();
+                writeln!(
+                    body,
+                    "let xs{i} = pm::floats(ck, {nf}); let xt{i} = pm::floats(ck, {nf}); let ns{i}: Vec<usize> = vec![{}];",
+                    ints.join(", ")
+                )
+                .unwrap();
+                writeln!(
+                    body,
+                    "let a{i} = crate::sx::s{k}(&xs{i}, &ns{i}); let t{i} = crate::sx::s{k}_t(&xt{i}); let so{i} = crate::sx::s{k}_d(&xs{i}, &xt{i}, &ns{i});"
+                )
+                .unwrap();
+                if by_ref {
+                    oracle_args.push(format!("&so{i}"));
+                    args.push(format!("&a{i}"));
+                } else {
+                    oracle_args.push(format!("so{i}.clone()"));
+                    args.push(format!("a{i}.clone()"));
+                }
+                tans.push(format!("t{i}.clone()"));
             }
             // Not checked by itself (see `Func::takes_fn`).
             Ty::FnArg(_) => unreachable!("a function that takes a function is not checked"),
@@ -683,6 +865,11 @@ fn check_as(
                     terms.push(format!("pm::dot(&g.{i}[..], &t{i}[..])"));
                     rargs.push(args[i].clone());
                 }
+                Ty::Struct(k, _) => {
+                    bars.push("()".into());
+                    terms.push(format!("pm::dot(&crate::sx::s{k}_flat(&g.{i}), &xt{i})"));
+                    rargs.push(args[i].clone());
+                }
                 _ => {
                     bars.push("()".into());
                     rargs.push(args[i].clone());
@@ -769,6 +956,9 @@ fn check_as(
                 Ty::OptF => terms.push(format!("pm::dot(&pm::opt(g.{i}), &pm::opt(t{i}))")),
                 Ty::Slice(_) | Ty::Arr(_) | Ty::Vec(_) | Ty::ArrRef(_) => {
                     terms.push(format!("pm::dot(&g.{i}[..], &t{i}[..])"))
+                }
+                Ty::Struct(k, _) => {
+                    terms.push(format!("pm::dot(&crate::sx::s{k}_flat(&g.{i}), &xt{i})"))
                 }
                 _ => {}
             }

@@ -86,16 +86,21 @@ fn parse() -> Args {
 pub fn generate(seed: u64, count: usize) -> Vec<Func> {
     let mut rng = Rng::new(seed);
     let mut funcs: Vec<Func> = Vec::new();
+    let structs = generate::struct_defs(seed);
     let opts = generate::Options { max_stmts: 14 };
     for k in 0..count {
         let with_rule = rng.chance(0.12);
         let mut g_rng = Rng::new(rng.next_u64());
-        let mut g = generate::Gen::new(&mut g_rng, &funcs, opts);
+        let mut g = generate::Gen::new(&mut g_rng, &funcs, &structs, opts);
         g.single = !with_rule && rng.chance(0.15);
         g.generic = !with_rule && !g.single && rng.chance(0.1);
+        // Some functions over `f64` are methods of a struct of the batch.
+        g.method = (!with_rule && !g.single && !g.generic && rng.chance(0.12))
+            .then(|| rng.below(structs.len()));
         let (params, returns) = g.signature(with_rule);
-        let pair = returns && !with_rule && rng.chance(0.12);
-        g.ret_opt = returns && !with_rule && !pair && rng.chance(0.1);
+        let plain = !with_rule && g.method.is_none();
+        let pair = returns && plain && rng.chance(0.12);
+        g.ret_opt = returns && plain && !pair && rng.chance(0.1);
         g.triple = pair && rng.chance(0.35);
         let mut f = g.function(format!("f_{k}"), params, returns, pair);
         f.module = rng.below(harness::MODULES);

@@ -172,9 +172,10 @@ pub fn first_error(stderr: &str, source: &str) -> Option<(String, String)> {
         Some(name.to_string())
     };
     // An error the macro reports on its attribute belongs to the function below it.
+    // So does one on the `impl` block of a method.
     let at_attribute = lines
         .get(line - 1)
-        .is_some_and(|l| l.trim().starts_with("#["));
+        .is_some_and(|l| l.trim().starts_with("#[") || l.trim().starts_with("impl "));
     let name = if at_attribute {
         lines[line - 1..].iter().find_map(|l| fn_name(l))?
     } else {

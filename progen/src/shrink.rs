@@ -57,6 +57,11 @@ pub fn shrink_build(
         .ok_or("the function builds in a crate of its own")?;
     let mut text =
         format!("// Written by progen (seed {seed}): does not compile, with \"{message}\".\n\n");
+    // The struct types of the batch, which the functions may use.
+    text.push_str(&harness::struct_items(
+        &crate::generate::struct_defs(seed),
+        Flavor::Ad,
+    ));
     for f in &cur {
         let mut p = Printer::new(Flavor::Ad, &cur);
         p.function(f, f.deriv == Deriv::Generated);
@@ -102,6 +107,11 @@ fn reduce(mut cur: Vec<Func>, target: &str, fails: &dyn Fn(&[Func]) -> bool) -> 
     while i < cur.iter().find(|f| f.name == target).unwrap().params.len() {
         let mut cand = cur.clone();
         let f = cand.iter_mut().find(|f| f.name == target).unwrap();
+        // Not the receiver of a method.
+        if f.params[i].name == "self" {
+            i += 1;
+            continue;
+        }
         let name = f.params.remove(i).name;
         let text =
             Printer::new(Flavor::Ad, &cand).render(cand.iter().find(|f| f.name == target).unwrap());
@@ -378,6 +388,7 @@ fn declared(s: &Stmt) -> Vec<String> {
             vec![name.clone()]
         }
         Stmt::LetElse { var, .. } => vec![var.clone()],
+        Stmt::LetStruct { name, .. } => vec![name.clone()],
         Stmt::Const(name, _) => vec![name.clone()],
         Stmt::LetCallTuple(names, _, _) | Stmt::LetTriple { names, .. } => names.clone(),
         _ => Vec::new(),
@@ -507,7 +518,7 @@ fn replace(e: &mut FE, variant: usize) -> bool {
             | FE::Field(..)
             | FE::Block(..),
         ) => false,
-        (_, FE::FromInt(_) | FE::Call(..) | FE::Unwrap(..)) => false,
+        (_, FE::FromInt(_) | FE::Call(..) | FE::Unwrap(..) | FE::Method(_)) => false,
         // The arm that reads no binding.
         (_, FE::MatchOpt { none, .. }) => {
             *e = (**none).clone();
@@ -587,6 +598,12 @@ fn children(e: &mut FE, f: &mut dyn FnMut(&mut FE)) {
                 arg_fes(a, f);
             }
         }
+        FE::Method(m) => {
+            sarg_fes(&mut m.recv, f);
+            for a in &mut m.args {
+                arg_fes(a, f);
+            }
+        }
         FE::MatchOpt {
             scrut,
             guarded,
@@ -642,6 +659,10 @@ fn fe_binders(e: &FE) -> Vec<String> {
             v
         }
         FE::Chain(c) => chain_binders(c),
+        FE::Method(m) => match &m.form {
+            MForm::Copy(tmp) => vec![tmp.clone()],
+            _ => Vec::new(),
+        },
         _ => Vec::new(),
     }
 }
@@ -672,7 +693,25 @@ fn arg_fes(a: &mut Arg, f: &mut dyn FnMut(&mut FE)) {
         }
         Arg::Bool(c) => cond_fes(c, f),
         Arg::Opt(o) => oe_fes(o, f),
+        Arg::Struct(a) => sarg_fes(a, f),
         Arg::Name(_) | Arg::Raw(_) | Arg::Part(..) | Arg::FnItem(_) => {}
+    }
+}
+
+/// The float expressions of a struct literal's fields (nested literals too).
+fn sarg_fes(a: &mut SArg, f: &mut dyn FnMut(&mut FE)) {
+    let SArg::Lit(l) = a else {
+        return;
+    };
+    for (_, init) in &mut l.fields {
+        match init {
+            FInit::F(e) => f(e),
+            FInit::Arr(ArrInit::Fill(e, _), _) => f(e),
+            FInit::Arr(ArrInit::List(es), _) => es.iter_mut().for_each(|e| f(e)),
+            FInit::U(i) => ie_fes(i, f),
+            FInit::S(s) => sarg_fes(s, f),
+            FInit::Of(..) => {}
+        }
     }
 }
 
@@ -772,6 +811,7 @@ fn visit_func_fes(f: &mut Func, visit: &mut dyn FnMut(&mut FE)) {
                     deep(b, visit);
                 }
                 Stmt::LetArrPat { .. } => {}
+                Stmt::LetStruct { init, .. } => sarg_fes(init, &mut |e| deep(e, visit)),
                 Stmt::LetCollect(_, c) => chain_fes(c, &mut |e| deep(e, visit)),
                 Stmt::LetClosure { body, .. } | Stmt::LetArrMap { body, .. } => deep(body, visit),
                 Stmt::ForIterMut { ops, .. } => {

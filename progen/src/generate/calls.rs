@@ -17,8 +17,13 @@ impl Gen<'_> {
     /// an expression (a borrow there may clash with a read of the same output). With
     /// `writing`, one that writes a `&mut [f64]`.
     pub(super) fn callee(&mut self, value: bool, writing_only: bool) -> Option<usize> {
+        // Methods are called on a receiver (`Gen::method_call`).
         let candidates: Vec<usize> = (0..self.funcs.len())
-            .filter(|&i| self.can_call(i, value) && !(value && self.funcs[i].ret_opt))
+            .filter(|&i| {
+                self.can_call(i, value)
+                    && !(value && self.funcs[i].ret_opt)
+                    && self.funcs[i].method.is_none()
+            })
             .collect();
         self.pick_callee(candidates, writing_only)
     }
@@ -26,13 +31,15 @@ impl Gen<'_> {
     /// An earlier function returning `Option<f64>`, to call in an expression.
     pub(super) fn opt_callee(&mut self) -> Option<usize> {
         let candidates: Vec<usize> = (0..self.funcs.len())
-            .filter(|&i| self.can_call(i, true) && self.funcs[i].ret_opt)
+            .filter(|&i| {
+                self.can_call(i, true) && self.funcs[i].ret_opt && self.funcs[i].method.is_none()
+            })
             .collect();
         (!candidates.is_empty()).then(|| *self.rng.pick(&candidates))
     }
 
     /// Whether this scope can fill the parameters of function `i` (see `callee`).
-    fn can_call(&self, i: usize, value: bool) -> bool {
+    pub(super) fn can_call(&self, i: usize, value: bool) -> bool {
         {
             {
                 let f = &self.funcs[i];
@@ -69,6 +76,10 @@ impl Gen<'_> {
                         Ty::FnArg(_) => !self.fn_items().is_empty(),
                         Ty::ConstSlice(n) => self.array_for(AKind::ConstSlice, n, false).is_some(),
                         Ty::ConstF => self.floats.iter().any(|v| matches!(v.read, FE::ConstF(_))),
+                        // By value a clone or a literal, by reference a struct in scope.
+                        Ty::Struct(k, by_ref) => {
+                            self.structs_ok() && (!by_ref || self.has_struct(k))
+                        }
                     })
                     && f.params
                         .iter()
@@ -121,6 +132,7 @@ impl Gen<'_> {
                 let f = &self.funcs[i];
                 f.single == self.single
                     && !f.generic
+                    && f.method.is_none()
                     && f.returns
                     && !f.pair
                     && !f.ret_opt
@@ -203,6 +215,7 @@ impl Gen<'_> {
                 Ty::Bool => Arg::Bool(self.cond(d.min(1))),
                 Ty::OptF => Arg::Opt(self.opt_expr(d, PARAM_CAP)),
                 Ty::Char => Arg::Raw(format!("{:?}", self.rng.pick(&['a', 'b', 'c']))),
+                Ty::Struct(k, by_ref) => Arg::Struct(self.struct_arg(k, by_ref, d)?),
                 Ty::I32(lo, hi) => Arg::Raw(format!(
                     "{}",
                     lo + self.rng.below((hi - lo + 1) as usize) as i32

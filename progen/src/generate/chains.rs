@@ -325,6 +325,7 @@ impl Gen<'_> {
     /// `let h = |u: f64| body;`, capturing only what nothing assigns while it lives.
     pub(super) fn let_closure(&mut self, out: &mut Vec<Stmt>) {
         let saved = (self.floats.clone(), self.arrays.clone(), self.ints.clone());
+        let structs = self.hide_mutable_structs();
         self.floats.retain(|v| !v.mutable);
         self.arrays
             .retain(|a| !a.writable() && !a.param_mut && a.kind != AKind::Window);
@@ -347,6 +348,7 @@ impl Gen<'_> {
         };
         let (body, bound) = self.squash(e, b, BASE_CAP);
         (self.floats, self.arrays, self.ints) = saved;
+        (self.svars, self.farrs) = structs;
         self.closures.push((name.clone(), bound));
         out.push(Stmt::LetClosure { name, param, body });
     }

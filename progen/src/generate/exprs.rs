@@ -15,6 +15,13 @@ impl Gen<'_> {
         {
             return r;
         }
+        // `s.w[i]`, an element of a struct's field read in place.
+        if !self.farrs.is_empty()
+            && self.rng.chance(0.25)
+            && let Some(r) = self.field_elem_read()
+        {
+            return r;
+        }
         if !self.floats.is_empty() && (self.arrays.is_empty() || self.rng.chance(0.6)) {
             let v = self.rng.pick(&self.floats).clone();
             return (v.read, v.cap);
@@ -121,6 +128,13 @@ impl Gen<'_> {
             } else {
                 1
             }, // match on an Option
+            if !self.svars.is_empty() && self.can_call_method() {
+                5
+            } else if self.can_call_method() {
+                1
+            } else {
+                0
+            }, // method call
         ];
         match self.rng.weighted(&weights) {
             0 => {
@@ -370,6 +384,7 @@ impl Gen<'_> {
                 (FE::PowiVar(Box::new(base), n), 27.0)
             }
             27 => self.match_pair(d),
+            32 => self.method_call(d).unwrap_or_else(|| self.leaf()),
             28 => self.chain_expr(d),
             31 => self.match_opt(d),
             30 => {

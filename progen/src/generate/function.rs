@@ -9,7 +9,7 @@ impl Gen<'_> {
     pub fn signature(&mut self, rule: bool) -> (Vec<Param>, bool) {
         let mut params = Vec::new();
         // Now and then `f64 -> f64`, to be passed to the functions that take a function.
-        if !rule && self.rng.chance(0.06) {
+        if !rule && self.method.is_none() && self.rng.chance(0.06) {
             params.push(Param {
                 name: "x0".into(),
                 ty: Ty::F,
@@ -37,7 +37,9 @@ impl Gen<'_> {
             return (params, true);
         }
         let len = |r: &mut Rng| r.range(2, 5);
-        let extras: [(f64, &str); 14] = [
+        // Structs only in functions over `f64`.
+        let s = if self.structs_ok() { 0.18 } else { 0.0 };
+        let extras: [(f64, &str); 16] = [
             (0.5, "w"),
             (0.3, "y"),
             (0.25, "n"),
@@ -52,6 +54,8 @@ impl Gen<'_> {
             (0.12, "r"),
             (0.15, "g"),
             (0.15, "o"),
+            (s, "s"),
+            (s / 4.0, "u"),
         ];
         for (p, prefix) in extras {
             if self.rng.chance(p) {
@@ -69,6 +73,9 @@ impl Gen<'_> {
                     "r" => Ty::ArrRef(len(self.rng)),
                     "g" => Ty::FnArg(self.rng.below(3) as u8),
                     "o" => Ty::OptF,
+                    "s" | "u" => {
+                        Ty::Struct(self.rng.below(self.structs.len()), self.rng.chance(0.5))
+                    }
                     _ => Ty::ConstF,
                 };
                 params.push(Param {
@@ -146,6 +153,23 @@ impl Gen<'_> {
             let j = self.rng.below(i + 1);
             params.swap(i, j);
         }
+        // A method: its receiver first, and parameters its callers can fill in an
+        // expression (no outputs, `Vec`s or references to arrays); it returns a float.
+        if let Some(k) = self.method {
+            params.retain(|p| !matches!(p.ty, Ty::Out(_) | Ty::Vec(_) | Ty::ArrRef(_)));
+            params.insert(
+                0,
+                Param {
+                    name: "self".into(),
+                    ty: Ty::Struct(k, self.rng.chance(0.65)),
+                    mutable: false,
+                    array: false,
+                    generic_len: false,
+                },
+            );
+            params.truncate(16);
+            return (params, true);
+        }
         let has_out = params.iter().any(|p| matches!(p.ty, Ty::Out(_)));
         let returns = !has_out || self.rng.chance(0.5);
         (params, returns)
@@ -167,6 +191,10 @@ impl Gen<'_> {
             if matches!(p.ty, Ty::F | Ty::Arr(_) | Ty::Vec(_)) && self.rng.chance(0.2) {
                 p.mutable = true;
             }
+            // A struct by value whose fields the function writes (`mut s0: S0`).
+            if matches!(p.ty, Ty::Struct(_, false)) && p.name != "self" && self.rng.chance(0.3) {
+                p.mutable = true;
+            }
             // Some outputs are references to arrays, `&mut [f64; N]`.
             if matches!(p.ty, Ty::Out(_)) && self.rng.chance(0.3) {
                 p.array = true;
@@ -180,6 +208,7 @@ impl Gen<'_> {
         });
         if let Some(n) = arr_len
             && !self.generic
+            && self.method.is_none()
             && !params.iter().any(|p| matches!(p.ty, Ty::FnArg(_)))
             && self.rng.chance(0.3)
         {
@@ -256,6 +285,10 @@ impl Gen<'_> {
                     lo: 0,
                     hi,
                 }),
+                // `self` of a method: `&self` is passed on as it is, `self` held by value.
+                Ty::Struct(k, by_ref) => {
+                    self.bind_struct(&p.name, k, by_ref, !by_ref, p.mutable, true)
+                }
                 Ty::Slice(n) | Ty::Out(n) | Ty::Arr(n) | Ty::Vec(n) | Ty::ConstSlice(n) => {
                     let kind = match p.ty {
                         Ty::Slice(_) => AKind::Slice,
@@ -326,6 +359,7 @@ impl Gen<'_> {
             deriv: Deriv::Generated,
             ret_bound: RET_CAP,
             out_spent: self.out_spent,
+            method: self.method,
         }
     }
 }

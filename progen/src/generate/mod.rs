@@ -25,6 +25,9 @@ mod loops;
 mod options;
 mod slices;
 mod stmts;
+mod structs;
+
+pub use structs::struct_defs;
 
 use indices::irange;
 
@@ -108,6 +111,32 @@ struct OVar {
     some: bool,
 }
 
+/// A struct in scope: a parameter, `self`, a local, or a nested field of one (`s.inner`),
+/// named by `path`. Its floats are in `floats` (as `s.x`), its integers in `ints`, its arrays
+/// and `Vec`s in `farrs`, each with the bound `PARAM_CAP`: a struct is passed on whole, to
+/// callees that take their parameters in that bound.
+#[derive(Clone)]
+struct SVar {
+    path: String,
+    def: usize,
+    /// A `&S` parameter or `self` of a `&self` method: passed on as it is.
+    is_ref: bool,
+    /// Held by value at the top (a parameter by value, `self` by value, a local): may be the
+    /// base of a literal (`..s`).
+    owned: bool,
+    /// Its fields are written (`s.x = ..`): not captured by closures bound by `let`.
+    mutable: bool,
+}
+
+/// An array or `Vec` field of a struct in scope, read in place as `s.w[i]`.
+#[derive(Clone)]
+struct FArr {
+    path: String,
+    len: usize,
+    vec: bool,
+    mutable: bool,
+}
+
 #[derive(Clone)]
 struct IVar {
     name: String,
@@ -134,6 +163,12 @@ pub struct Options {
 pub struct Gen<'a> {
     rng: &'a mut Rng,
     funcs: &'a [Func],
+    /// The struct types of the batch.
+    structs: &'a [StructDef],
+    svars: Vec<SVar>,
+    farrs: Vec<FArr>,
+    /// Generating a method of struct `k` (its receiver is the first parameter).
+    pub method: Option<usize>,
     floats: Vec<FVar>,
     arrays: Vec<AVar>,
     ints: Vec<IVar>,
@@ -214,10 +249,19 @@ fn bin(op: BinOp, a: FE, b: FE) -> FE {
 }
 
 impl<'a> Gen<'a> {
-    pub fn new(rng: &'a mut Rng, funcs: &'a [Func], opts: Options) -> Gen<'a> {
+    pub fn new(
+        rng: &'a mut Rng,
+        funcs: &'a [Func],
+        structs: &'a [StructDef],
+        opts: Options,
+    ) -> Gen<'a> {
         Gen {
             rng,
             funcs,
+            structs,
+            svars: Vec::new(),
+            farrs: Vec::new(),
+            method: None,
             floats: Vec::new(),
             arrays: Vec::new(),
             ints: Vec::new(),

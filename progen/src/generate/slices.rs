@@ -253,6 +253,7 @@ impl Gen<'_> {
         let marks = (self.floats.len(), self.arrays.len(), self.ints.len());
         let (views, closures, opts) = (self.views.len(), self.closures.len(), self.opts.clone());
         let modes = self.modes.len();
+        let (svars, farrs) = (self.svars.len(), self.farrs.len());
         let mut body = Vec::new();
         self.assign_elem_of(view.clone(), &mut body);
         // Most of the time one of the other uses of a mutable view, then anything.
@@ -277,6 +278,8 @@ impl Gen<'_> {
         self.closures.truncate(closures);
         self.opts = opts;
         self.modes.truncate(modes);
+        self.svars.truncate(svars);
+        self.farrs.truncate(farrs);
         let view = self.arrays.pop().unwrap();
         debug_assert!(view.kind == AKind::MutView);
         let mut parent = parent;
@@ -348,6 +351,7 @@ impl Gen<'_> {
             | FE::ConstItem(_)
             | FE::Chain(_)
             | FE::Unwrap(..)
+            | FE::Method(_)
             | FE::CallClosure(..) => false,
         }
     }

@@ -7,6 +7,7 @@ impl Gen<'_> {
     pub(super) fn block(&mut self, n: usize) -> Vec<Stmt> {
         let marks = (self.floats.len(), self.arrays.len(), self.ints.len());
         let closures = self.closures.len();
+        let (svars, farrs) = (self.svars.len(), self.farrs.len());
         // Options bound in the block go, and what it learnt of the others (`let .. else`) too.
         let (opts, modes) = (self.opts.clone(), self.modes.len());
         let mut out = Vec::new();
@@ -31,6 +32,8 @@ impl Gen<'_> {
         self.closures.truncate(closures);
         self.opts = opts;
         self.modes.truncate(modes);
+        self.svars.truncate(svars);
+        self.farrs.truncate(farrs);
         out
     }
 
@@ -45,36 +48,37 @@ impl Gen<'_> {
         let in_loop = !self.loops.is_empty();
         let deep = self.depth >= 3;
         let weights = [
-            8,                                   // let
-            3,                                   // let mut accumulator
-            2,                                   // let idx
-            2,                                   // let array
-            6,                                   // assign / compound
-            5,                                   // element assign
-            if deep { 0 } else { 4 },            // if
-            if deep { 0 } else { 5 },            // for
-            if deep { 0 } else { 2 },            // while
-            if deep { 0 } else { 2 },            // loop
-            if deep { 0 } else { 1 },            // let loop
-            if deep { 0 } else { 2 },            // counter
-            if in_loop { 3 } else { 0 },         // break / continue
-            2,                                   // return
-            3,                                   // call statement
-            1,                                   // let pair / sum / assert
-            if deep { 0 } else { 1 },            // match statement
-            1,                                   // const item / println
-            if deep { 0 } else { 1 },            // labelled block
-            1,                                   // destructuring
-            if deep { 0 } else { 1 },            // if let / let else
-            if deep { 0 } else { 1 },            // while let
-            1,                                   // collect
-            1,                                   // closure
-            1,                                   // array map
-            if deep { 0 } else { 1 },            // iter_mut
-            2,                                   // view
-            if self.lendable() { 3 } else { 0 }, // a local lent to a callee that writes it
-            if deep { 0 } else { 2 },            // mutable view
-            1,                                   // a Mode chosen from an integer
+            8,                                     // let
+            3,                                     // let mut accumulator
+            2,                                     // let idx
+            2,                                     // let array
+            6,                                     // assign / compound
+            5,                                     // element assign
+            if deep { 0 } else { 4 },              // if
+            if deep { 0 } else { 5 },              // for
+            if deep { 0 } else { 2 },              // while
+            if deep { 0 } else { 2 },              // loop
+            if deep { 0 } else { 1 },              // let loop
+            if deep { 0 } else { 2 },              // counter
+            if in_loop { 3 } else { 0 },           // break / continue
+            2,                                     // return
+            3,                                     // call statement
+            1,                                     // let pair / sum / assert
+            if deep { 0 } else { 1 },              // match statement
+            1,                                     // const item / println
+            if deep { 0 } else { 1 },              // labelled block
+            1,                                     // destructuring
+            if deep { 0 } else { 1 },              // if let / let else
+            if deep { 0 } else { 1 },              // while let
+            1,                                     // collect
+            1,                                     // closure
+            1,                                     // array map
+            if deep { 0 } else { 1 },              // iter_mut
+            2,                                     // view
+            if self.lendable() { 3 } else { 0 },   // a local lent to a callee that writes it
+            if deep { 0 } else { 2 },              // mutable view
+            1,                                     // a Mode chosen from an integer
+            if self.structs_ok() { 2 } else { 0 }, // a struct bound by `let`
         ];
         match self.rng.weighted(&weights) {
             0 => {
@@ -198,6 +202,7 @@ impl Gen<'_> {
             26 => self.let_view(out),
             27 => self.call_stmt_writing(out, true),
             28 => self.let_mut_view(out),
+            30 => self.let_struct(out),
             _ => {
                 let name = self.fresh("md");
                 let i = self.any_index(1);
@@ -520,9 +525,14 @@ impl Gen<'_> {
     /// `(a, b) = (e1, e2);`, `(a, b) = (b, a);`, or `let [x, y, ..] = arr;`.
     pub(super) fn destructure(&mut self, out: &mut Vec<Stmt>) {
         if self.rng.chance(0.5) {
+            // Of locals: not of a struct's fields (`(s.x, t) = ..`, which the README does not
+            // list).
             let (Some(a), Some(b)) = (self.pick_mutable(), self.pick_mutable()) else {
                 return;
             };
+            if a.contains('.') || b.contains('.') {
+                return;
+            }
             if a == b {
                 return;
             }

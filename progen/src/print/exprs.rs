@@ -8,27 +8,7 @@ impl Printer<'_> {
             Arg::F(FE::Var(n) | FE::Index(n, _)) | Arg::Name(n) => self.declared.contains(n),
             _ => false,
         });
-        let args: Vec<String> = args
-            .iter()
-            .map(|a| match a {
-                Arg::F(e) => self.fe(e),
-                Arg::U(i) => self.ie(i),
-                Arg::Name(n) | Arg::Raw(n) => n.clone(),
-                Arg::FnItem(n) => self.path(n),
-                Arg::Part(n, p, mutable) => {
-                    let r = if *mutable { "&mut " } else { "&" };
-                    match p {
-                        Part::Whole => format!("{r}{n}"),
-                        Part::Full => format!("{r}{n}[..]"),
-                        Part::Range(a, b) => format!("{r}{n}[{a}..{b}]"),
-                        Part::To(b) => format!("{r}{n}[..{b}]"),
-                    }
-                }
-                Arg::Pair(a, b) => format!("({}, {})", self.fe(a), self.fe(b)),
-                Arg::Bool(c) => self.cond(c),
-                Arg::Opt(o) => self.oe(o),
-            })
-            .collect();
+        let args: Vec<String> = args.iter().map(|a| self.arg(a)).collect();
         // A generic callee called from a function over `f64` with an argument whose declared
         // type tells the macro the float type: without a turbofish, for callees of an even
         // number (the others keep it, so that both spellings are generated).
@@ -41,6 +21,88 @@ impl Printer<'_> {
         let path = self.path(name);
         self.inferred.set(false);
         format!("{path}({})", args.join(", "))
+    }
+
+    fn arg(&self, a: &Arg) -> String {
+        match a {
+            Arg::F(e) => self.fe(e),
+            Arg::U(i) => self.ie(i),
+            Arg::Name(n) | Arg::Raw(n) => n.clone(),
+            Arg::FnItem(n) => self.path(n),
+            Arg::Part(n, p, mutable) => {
+                let r = if *mutable { "&mut " } else { "&" };
+                match p {
+                    Part::Whole => format!("{r}{n}"),
+                    Part::Full => format!("{r}{n}[..]"),
+                    Part::Range(a, b) => format!("{r}{n}[{a}..{b}]"),
+                    Part::To(b) => format!("{r}{n}[..{b}]"),
+                }
+            }
+            Arg::Pair(a, b) => format!("({}, {})", self.fe(a), self.fe(b)),
+            Arg::Bool(c) => self.cond(c),
+            Arg::Opt(o) => self.oe(o),
+            Arg::Struct(s) => self.sarg(s),
+        }
+    }
+
+    /// A struct passed on or a receiver; the same text in both flavors (the oracle's module
+    /// has its own struct types).
+    pub(super) fn sarg(&self, a: &SArg) -> String {
+        match a {
+            SArg::Place(p) => p.clone(),
+            SArg::Ref(p) => format!("&{p}"),
+            SArg::Clone(p) => format!("{p}.clone()"),
+            SArg::Lit(l) => {
+                let mut parts: Vec<String> = l
+                    .fields
+                    .iter()
+                    .map(|(n, init)| format!("{n}: {}", self.finit(init)))
+                    .collect();
+                if let Some(b) = &l.base {
+                    parts.push(format!("..{b}"));
+                }
+                format!("{} {{ {} }}", struct_name(l.def), parts.join(", "))
+            }
+        }
+    }
+
+    fn finit(&self, i: &FInit) -> String {
+        match i {
+            FInit::F(e) => self.fe(e),
+            FInit::Arr(init, vec) => {
+                let body = match init {
+                    ArrInit::Fill(e, n) => format!("{}; {n}", self.fe(e)),
+                    ArrInit::List(es) => {
+                        es.iter().map(|e| self.fe(e)).collect::<Vec<_>>().join(", ")
+                    }
+                };
+                let v = if *vec { "vec!" } else { "" };
+                format!("{v}[{body}]")
+            }
+            FInit::Of(p, true) => format!("{p}.clone()"),
+            FInit::Of(p, false) => p.clone(),
+            FInit::U(i) => self.ie(i),
+            FInit::S(a) => self.sarg(a),
+        }
+    }
+
+    fn method(&self, m: &MCall) -> String {
+        let args: Vec<String> = m.args.iter().map(|a| self.arg(a)).collect();
+        let recv = self.sarg(&m.recv);
+        let s = struct_name(m.def);
+        match &m.form {
+            MForm::Dot => format!("{recv}.{}({})", m.name, args.join(", ")),
+            MForm::Path => {
+                let mut all = vec![recv];
+                all.extend(args);
+                format!("{s}::{}({})", m.name, all.join(", "))
+            }
+            MForm::Copy(tmp) => format!(
+                "{{ let {tmp}: {s} = {recv}.clone(); {tmp}.{}({}) }}",
+                m.name,
+                args.join(", ")
+            ),
+        }
     }
 
     pub(super) fn receiver(&self, e: &FE) -> String {
@@ -152,6 +214,7 @@ impl Printer<'_> {
                 }
             }
             FE::Call(name, args) => self.call(name, args),
+            FE::Method(m) => self.method(m),
             FE::MatchBool(c, a, b) => format!(
                 "(match {} {{ true => {}, false => {} }})",
                 self.cond(c),

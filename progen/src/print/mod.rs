@@ -130,6 +130,9 @@ impl<'a> Printer<'a> {
             (Ty::FnArg(1), _) => format!("impl Fn({f}) -> {f}"),
             (Ty::FnArg(_), _) => format!("fn({f}) -> {f}"),
             (Ty::OptF, _) => format!("Option<{f}>"),
+            // The oracle's module declares its own `S{k}` over dual numbers.
+            (Ty::Struct(k, true), _) => format!("&{}", struct_name(k)),
+            (Ty::Struct(k, false), _) => struct_name(k),
         }
     }
 
@@ -152,6 +155,10 @@ impl<'a> Printer<'a> {
     /// The path of a function from anywhere in the generated crate.
     pub fn path(&self, name: &str) -> String {
         let f = self.funcs.iter().find(|f| f.name == name).expect("callee");
+        // A method, by the path of its struct (the oracle's in the oracle's module).
+        if let Some(k) = f.method {
+            return format!("{}::{name}", struct_name(k));
+        }
         // A generic callee at the caller's float type: spelled out for ad (callers over `f32`
         // have their `f64` replaced by `f32`, so they name `f::<f32>` and the oracle's copy
         // `f_f32`). The type is not left to inference: a call `square(x)` of a generic function
@@ -215,10 +222,21 @@ impl<'a> Printer<'a> {
         if attribute {
             self.line("#[ad::differentiable]");
         }
+        // A method stands in an `impl` block of its own, which the attribute is on.
+        if let Some(k) = f.method {
+            self.line(&format!("impl {} {{", struct_name(k)));
+            self.indent += 1;
+        }
         let params: Vec<String> = f
             .params
             .iter()
             .map(|p| {
+                if p.name == "self" {
+                    return match p.ty {
+                        Ty::Struct(_, true) => "&self".to_string(),
+                        _ => "self".to_string(),
+                    };
+                }
                 let m = if p.mutable { "mut " } else { "" };
                 let ty = match p.ty {
                     Ty::Out(n) if p.array => format!("&mut [{}; {n}]", self.float_ty()),
@@ -288,6 +306,10 @@ impl<'a> Printer<'a> {
         }
         self.indent -= 1;
         self.line("}");
+        if f.method.is_some() {
+            self.indent -= 1;
+            self.line("}");
+        }
     }
 }
 

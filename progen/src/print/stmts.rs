@@ -424,6 +424,22 @@ impl Printer<'_> {
                 self.block(std::slice::from_ref(&**els));
                 self.line("};");
             }
+            Stmt::LetStruct {
+                name,
+                def,
+                typed,
+                mutable,
+                init,
+            } => {
+                let m = if *mutable { "mut " } else { "" };
+                let t = if *typed {
+                    format!(": {}", struct_name(*def))
+                } else {
+                    String::new()
+                };
+                let init = self.sarg(init);
+                self.line(&format!("let {m}{name}{t} = {init};"));
+            }
             Stmt::WhileLet {
                 guard,
                 trips,
