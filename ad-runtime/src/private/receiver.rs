@@ -91,8 +91,11 @@ pub fn count<N: Count>(n: N) -> N {
     note = "`ad` calls a method of your own type through its derivative where it sees the receiver's type: `self`, a parameter, or a `let` with a type or a struct literal; or call it by path (`Type::len(&value)`)"
 )]
 pub trait Count {}
-impl Count for usize {}
-impl Count for bool {}
+
+macro_rules! counts {
+    ($($t:ty)*) => {$(impl Count for $t {})*};
+}
+counts!(usize isize u8 u16 u32 u64 u128 i8 i16 i32 i64 i128 bool);
 
 /// The type of a struct's field `name`, with `H` the hash of the name ([`field_hash`]): the
 /// derive implements it for every named field, so that the macro, which cannot see a struct's
