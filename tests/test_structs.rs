@@ -522,3 +522,77 @@ fn a_struct_by_reference() {
         assert!(close(j, want[0].eps, TOL));
     }
 }
+
+#[derive(Clone, Debug, PartialEq, ad::Differentiable)]
+struct Coil {
+    k: f64,
+    rest: f64,
+    w: Vec<f64>,
+    turns: usize,
+}
+
+/// A struct taken apart by a pattern, from a reference (the pattern binds references to the
+/// fields in the user's code, copies in the derivative) and from a value.
+#[differentiable]
+fn coil_by_ref(c: &Coil, x: f64) -> f64 {
+    let Coil { k, rest: r, w, .. } = c;
+    (k * x).sin() * r + w[1] * x * x
+}
+
+#[differentiable]
+fn coil_by_value(c: Coil, x: f64) -> f64 {
+    let Coil { k, w, turns, .. } = c;
+    k * x.exp() + w[0] * (turns as f64)
+}
+
+/// The coil's floats `k rest w0 w1` and `x`, over dual numbers.
+fn coil_d(v: &[D], by_ref: bool) -> D {
+    let (k, r, w0, w1, x) = (v[0], v[1], v[2], v[3], v[4]);
+    if by_ref {
+        (k * x).sin() * r + w1 * x * x
+    } else {
+        k * x.exp() + w0 * 3.0
+    }
+}
+
+#[test]
+fn struct_patterns_take_a_struct_apart() {
+    for x in grid(-1.0, 1.0, 5) {
+        let c = Coil {
+            k: 1.3,
+            rest: 0.6,
+            w: vec![0.4, -0.9],
+            turns: 3,
+        };
+        let v = [c.k, c.rest, c.w[0], c.w[1], x];
+        let (gr, gxr) = ad::grad(coil_by_ref, (&c, x));
+        let (gv, gxv) = ad::grad(coil_by_value, (c.clone(), x));
+        let grads = [
+            [gr.k, gr.rest, gr.w[0], gr.w[1], gxr],
+            [gv.k, gv.rest, gv.w[0], gv.w[1], gxv],
+        ];
+        for (which, grad) in grads.iter().enumerate() {
+            for (i, g) in grad.iter().enumerate() {
+                let seeded: Vec<D> = v
+                    .iter()
+                    .enumerate()
+                    .map(|(j, &a)| D::new(a, if i == j { 1.0 } else { 0.0 }))
+                    .collect();
+                let want = coil_d(&seeded, which == 0);
+                assert!(
+                    close(*g, want.eps, TOL),
+                    "pattern {which}: d/d{i} = {g}, oracle {}",
+                    want.eps
+                );
+            }
+        }
+        let t = CoilTangent {
+            k: 1.0,
+            rest: 0.0,
+            w: vec![0.0, 0.0],
+            turns: ad::NoTangent,
+        };
+        let (_, jv) = ad::jvp(coil_by_ref, (&c, x), (t, 0.0));
+        assert!(close(jv, grads[0][0], TOL));
+    }
+}

@@ -166,7 +166,40 @@ impl Lower {
                     self.pattern(elem, elem_ty.clone(), part, out, binds);
                 }
             }
-            other => self.errors.push(err(other, "#[differentiable] supports `let` patterns that are names, `_`, tuples and arrays of these; destructure in several `let`s")),
+            // `let Spring { k, rest: r, .. } = s;`: each named field read as `s.k` is.
+            Pat::Struct(ps)
+                if ps.qself.is_none()
+                    && ps
+                        .fields
+                        .iter()
+                        .all(|f| matches!(f.member, syn::Member::Named(_))) =>
+            {
+                let of = out.iter().rev().find_map(|i| match i {
+                    Inst::Read { out: o, var, .. } if *o == value => Some(*var),
+                    _ => None,
+                });
+                let root = self.values[value.0 as usize].root.or(of.map(|_| value));
+                if root.is_some() {
+                    self.values[value.0 as usize].place = true;
+                }
+                // A struct the function holds by reference gives copies of its fields (the
+                // user's pattern binds references to them).
+                let borrowed = of.is_some_and(|v| self.array_refs.contains(&v));
+                for fp in &ps.fields {
+                    let field = self.value(fp.span());
+                    self.values[field.0 as usize].root = root;
+                    self.values[field.0 as usize].clones = borrowed;
+                    out.push(Inst::Field {
+                        out: field,
+                        a: value,
+                        index: fp.member.clone(),
+                        element: false,
+                        of,
+                    });
+                    self.pattern(&fp.pat, None, field, out, binds);
+                }
+            }
+            other => self.errors.push(err(other, "#[differentiable] supports `let` patterns that are names, `_`, tuples, arrays and structs with named fields of these; destructure in several `let`s")),
         }
     }
 }
