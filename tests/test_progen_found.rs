@@ -551,3 +551,126 @@ fn a_const_generic_call_with_a_mapped_array() {
         assert_eq!(ad::jvp(mapped, (x, q), (1.0, [0.0; 3])).1, expected);
     }
 }
+
+#[derive(Clone, Debug, PartialEq, ad::Differentiable)]
+struct Rod {
+    x: f64,
+    y: f64,
+    w: Vec<f64>,
+}
+
+/// A struct literal with `..base` that gives a field a constant: that field's derivative is
+/// zero, not the base's (found as a wrong derivative in both modes).
+#[differentiable]
+fn overridden(u: Rod) -> f64 {
+    let t: Rod = Rod {
+        x: 0.5,
+        ..u.clone()
+    };
+    t.x * t.y
+}
+
+/// The same with a constant `Vec` field and an active one beside the base.
+#[differentiable]
+fn overridden_vec(u: Rod, a: f64) -> f64 {
+    let t = Rod {
+        x: 0.5,
+        w: vec![a, 2.0],
+        ..u
+    };
+    t.x * t.y + t.w[0] * t.w[1]
+}
+
+#[test]
+fn a_field_given_a_constant_in_a_literal_with_a_base_has_no_derivative() {
+    for (x, y, a) in [(1.0, 2.0, 1.5), (-3.0, 0.25, -2.0)] {
+        let u = Rod {
+            x,
+            y,
+            w: vec![3.0, 4.0],
+        };
+        // overridden = 0.5 y: d/dy = 0.5, nothing else.
+        let (g,) = ad::grad(overridden, (u.clone(),));
+        assert_eq!((g.x, g.y), (0.0, 0.5));
+        assert!(g.w.iter().all(|w| *w == 0.0));
+        let ones = Rod {
+            x: 1.0,
+            y: 1.0,
+            w: vec![1.0, 1.0],
+        };
+        assert_eq!(ad::jvp(overridden, (u.clone(),), (ones.clone(),)).1, 0.5);
+        // overridden_vec = 0.5 y + 2 a: d/dy = 0.5, d/da = 2.
+        let (g, ga) = ad::grad(overridden_vec, (u.clone(), a));
+        assert_eq!((g.x, g.y, ga), (0.0, 0.5, 2.0));
+        assert!(g.w.iter().all(|w| *w == 0.0));
+        let (_, pullback) = ad::vjp(overridden_vec, (u.clone(), a));
+        let (p, pa) = pullback(1.0);
+        assert_eq!((p.x, p.y, pa), (0.0, 0.5, 2.0));
+        let (_, t) = ad::jvp(overridden_vec, (u.clone(), a), (ones, 1.0));
+        assert_eq!(t, 0.5 + 2.0);
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, ad::Differentiable)]
+struct Pair {
+    x: f64,
+    w: [f64; 2],
+}
+
+/// An element of an array field of a struct bound by a `let` without a type (E0282 before:
+/// the reverse sweep could not name the struct's adjoint's field).
+#[differentiable]
+fn untyped_elem(x: f64) -> f64 {
+    let t = Pair {
+        x,
+        w: [3.0 * x, 1.0],
+    };
+    t.w[0] + t.x
+}
+
+/// A `const` item beside an element read of a field (E0282 before, the same cause).
+#[differentiable]
+fn const_and_elem(s: &Pair) -> f64 {
+    const C: f64 = 0.75;
+    s.w[0] * C + s.x
+}
+
+/// A field written from an element of the same struct's array field (E0282 before).
+#[differentiable]
+fn field_from_own_elem(mut t: Pair) -> f64 {
+    t.x += t.w[1];
+    2.0 * t.x
+}
+
+#[test]
+fn elements_of_fields_of_untyped_and_written_structs() {
+    for x in [-1.5, 0.0, 2.25] {
+        // untyped_elem = 4 x.
+        assert_eq!(ad::grad(untyped_elem, (x,)).0, 4.0);
+        assert_eq!(ad::jvp(untyped_elem, (x,), (1.0,)).1, 4.0);
+        let p = Pair {
+            x,
+            w: [x - 1.0, 2.0 * x],
+        };
+        // const_and_elem = 0.75 w0 + x.
+        assert_eq!(
+            ad::grad(const_and_elem, (&p,)).0,
+            Pair {
+                x: 1.0,
+                w: [0.75, 0.0]
+            }
+        );
+        // field_from_own_elem = 2 (x + w1).
+        let want = Pair {
+            x: 2.0,
+            w: [0.0, 2.0],
+        };
+        assert_eq!(ad::grad(field_from_own_elem, (p.clone(),)).0, want);
+        assert_eq!(ad::vjp(field_from_own_elem, (p.clone(),)).1(1.0).0, want);
+        let ones = Pair {
+            x: 1.0,
+            w: [1.0, 1.0],
+        };
+        assert_eq!(ad::jvp(field_from_own_elem, (p.clone(),), (ones,)).1, 4.0);
+    }
+}

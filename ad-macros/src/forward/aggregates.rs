@@ -59,14 +59,18 @@ impl Forward<'_> {
                         _ => quote!(#krate::__private::zero(&#v)),
                     };
                     // The fields' tangents before the base, which may be the rest's tangent
-                    // they read.
+                    // they read. A field given a value without a derivative has a zero
+                    // tangent, not the rest's.
+                    let from_rest = rest.is_some_and(|r| self.active(r));
                     let (mut reads, mut sets) = (TokenStream::new(), TokenStream::new());
-                    for (k, (m, v)) in fields.iter().enumerate() {
-                        if self.active(*v) {
+                    for (k, (m, field)) in fields.iter().enumerate() {
+                        if self.active(*field) {
                             let f = hyg(format!("__f{k}"));
-                            let tv = self.t(*v, al);
+                            let tv = self.t(*field, al);
                             reads.extend(quote!(let #f = #tv;));
                             sets.extend(quote!(#t.#m = #f;));
+                        } else if from_rest {
+                            sets.extend(quote!(#t.#m = #krate::__private::zero(&#v.#m);));
                         }
                     }
                     ts.extend(quote!(let #d = { #reads let mut #t = #base; #sets #t };));

@@ -415,8 +415,19 @@ impl<'a> Reverse<'a> {
                 }
                 ts
             }
-            Inst::FieldIndex { out, a, index, .. } => {
+            Inst::FieldIndex {
+                out,
+                a,
+                index,
+                root,
+                ..
+            } => {
                 let (pa, i) = (self.p(*a, al), self.p(*index, al));
+                let krate = self.krate;
+                let witness = {
+                    let pr = self.p(*root, al);
+                    quote!(#krate::__private::type_of(&#pr))
+                };
                 // A receiver lent to a call: the element in place (see the forward mode).
                 let mut ts = if self.func.values[out.0 as usize].place {
                     al.0.insert(out.0, quote!((#pa)[#i]));
@@ -425,8 +436,9 @@ impl<'a> Reverse<'a> {
                     Self::def(*out, quote!(::core::clone::Clone::clone(&(#pa)[#i])))
                 };
                 if self.active(*out) {
-                    // The index, and the field's length for its adjoint's shape.
-                    ts.extend(self.record(*out, &[i, quote!((#pa).len())]));
+                    // The index, the field's length for its adjoint's shape, and the struct's
+                    // type, which names the field of its adjoint.
+                    ts.extend(self.record(*out, &[i, quote!((#pa).len()), witness]));
                 }
                 ts
             }

@@ -548,12 +548,25 @@ impl<'a> Reverse<'a> {
                     vec![index_src(&defs, *index)]
                 }
                 // The index and the field's length, each unless the reverse sweep has it.
-                Inst::FieldIndex { out, a, index, .. } if self.active(*out) => {
+                Inst::FieldIndex {
+                    out,
+                    a,
+                    index,
+                    root,
+                    ..
+                } if self.active(*out) => {
                     let len = match defs.get(&a.0) {
                         Some(Src::Inline(base)) => Src::Inline(quote!((#base).len())),
                         _ => Src::Tape,
                     };
-                    vec![index_src(&defs, *index), len]
+                    let krate = self.krate;
+                    let witness = match defs.get(&root.0) {
+                        Some(Src::Inline(r)) => {
+                            Src::Inline(quote!(#krate::__private::type_of(&#r)))
+                        }
+                        _ => Src::Tape,
+                    };
+                    vec![index_src(&defs, *index), len, witness]
                 }
                 _ => continue,
             };

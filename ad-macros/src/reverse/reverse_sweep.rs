@@ -180,10 +180,11 @@ impl<'a> Reverse<'a> {
                     return TokenStream::new();
                 }
                 let (at, len) = (self.field(*out, 0, &r), self.field(*out, 1, &r));
+                let witness = self.field(*out, 2, &r);
                 let body = match self.slot(*root) {
                     Some(slot) => {
                         let t = hyg("__t");
-                        quote!(#krate::__private::acc_field_elem(&mut #slot, |#t| &mut #t #(.#path)*, #len, #at, #g);)
+                        quote!(#krate::__private::acc_field_elem(&mut #slot, #witness, |#t| &mut #t #(.#path)*, #len, #at, #g);)
                     }
                     None => TokenStream::new(),
                 };
@@ -660,9 +661,18 @@ impl<'a> Reverse<'a> {
             } => {
                 let h = hyg("__h");
                 let mut body = quote!(let mut #h = #g;);
-                for (m, v) in fields {
+                // Every field given is taken out, also one without a derivative: what is
+                // left goes to the rest, which does not give those fields.
+                for (k, (m, v)) in fields.iter().enumerate() {
                     let part = quote!(::core::mem::replace(&mut #h.#m, #krate::ShapelessZero::shapeless_zero()));
-                    body.extend(self.acc(*v, part));
+                    match self.slot(*v) {
+                        Some(_) => body.extend(self.acc(*v, part)),
+                        None if rest.is_some() => {
+                            let unused = hyg(&format!("__unused{k}"));
+                            body.extend(quote!(let #unused = #part;));
+                        }
+                        None => {}
+                    }
                 }
                 if let Some(r) = rest {
                     body.extend(self.acc(*r, quote!(#h)));

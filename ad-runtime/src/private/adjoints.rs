@@ -221,21 +221,25 @@ pub fn zero_of<T: crate::Differentiable>(_: Ty<T>) -> T::Tangent {
     crate::ShapelessZero::shapeless_zero()
 }
 
-/// Adds `g` to element `i` of a field (`field` picks it, `|t| &mut t.w`) of a struct's
-/// adjoint, for the reverse sweep of `s.w[i]` read in place. The adjoint is made where it is
+/// Adds `g` to element `i` of a field (`field` picks it, `|t| &mut t.w`) of the adjoint of a
+/// struct of type `C` (the witness, which types the closure), for the reverse sweep of `s.w[i]` read in place. The adjoint is made where it is
 /// zero, without a shape, and the field given its shape, `len` elements, at its first
 /// contribution: no copy of the field, and no zero of its length per read.
 #[inline(always)]
-pub fn acc_field_elem<T, S: ElemSeq>(
-    slot: &mut Adj<T>,
-    field: impl FnOnce(&mut T) -> &mut S,
+pub fn acc_field_elem<C: crate::Differentiable, S: ElemSeq>(
+    slot: &mut Adj<C::Tangent>,
+    _: Ty<C>,
+    field: impl FnOnce(&mut C::Tangent) -> &mut S,
     len: usize,
     i: usize,
     g: S::Elem,
 ) where
-    T: Adjoint<Repr = Option<T>> + crate::ShapelessZero,
+    C::Tangent: Adjoint<Repr = Option<C::Tangent>> + crate::ShapelessZero,
 {
-    let adjoint = slot.0.get_or_insert_with(T::shapeless_zero);
+    type T<C> = <C as crate::Differentiable>::Tangent;
+    let adjoint = slot
+        .0
+        .get_or_insert_with(<T<C> as crate::ShapelessZero>::shapeless_zero);
     field(adjoint).add_at(len, i, g);
 }
 
