@@ -96,14 +96,13 @@ impl StructDef {
         out
     }
 
-    /// Its fields that are not `Copy` (a `Vec`, a nested struct): a literal with `..base`
-    /// names them all, so that the base is not moved from.
-    pub fn owned_fields(&self) -> Vec<String> {
-        self.fields
-            .iter()
-            .filter(|(_, t)| matches!(t, FieldTy::Vec(_) | FieldTy::Struct(_)))
-            .map(|(n, _)| n.clone())
-            .collect()
+    /// Whether it holds a `Vec`, nested structs included.
+    pub fn has_vec(&self, defs: &[StructDef]) -> bool {
+        self.fields.iter().any(|(_, t)| match *t {
+            FieldTy::Vec(_) => true,
+            FieldTy::Struct(j) => defs[j].has_vec(defs),
+            _ => false,
+        })
     }
 }
 
@@ -200,6 +199,12 @@ pub struct Func {
     /// A method of struct `S{k}`, printed in `#[ad::differentiable] impl S{k} { .. }`: its
     /// first parameter is the receiver, named `self`.
     pub method: Option<usize>,
+    /// A method printed in one `impl` block with the other methods of its struct in its
+    /// module that are `grouped` too (otherwise in a block of its own).
+    pub grouped: bool,
+    /// Returns struct `S{k}` (with `returns`): its tail is `tail_struct`, not `tail`.
+    pub ret_struct: Option<usize>,
+    pub tail_struct: Option<SArg>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -358,6 +363,10 @@ pub enum SArg {
     Clone(String),
     /// A struct literal.
     Lit(Box<SLit>),
+    /// A call of a function of the batch that returns the struct.
+    Call(String, Vec<Arg>),
+    /// A call of a method that returns the struct (`Dot` or `Path`).
+    Method(Box<MCall>),
 }
 
 /// `S{def} { field: init, .., ..base }`.
@@ -365,9 +374,8 @@ pub enum SArg {
 pub struct SLit {
     pub def: usize,
     pub fields: Vec<(String, FInit)>,
-    /// `..base` of a struct variable held by value; the fields given include every field
-    /// that is not `Copy`, so that nothing is moved out of it.
-    pub base: Option<String>,
+    /// `..base`: `..s` (`Place`) or `..s.clone()` (`Clone`).
+    pub base: Option<SArg>,
 }
 
 /// The value of one field in a struct literal.
@@ -874,7 +882,9 @@ pub enum Stmt {
     LetOptE(String, OE),
     /// `return oe;` in a function returning `Option<f64>`.
     ReturnOpt(OE),
-    /// `let [mut] name[: S{def}] = init;` of a struct literal or a clone.
+    /// `return s;` in a function returning a struct.
+    ReturnStruct(SArg),
+    /// `let [mut] name[: S{def}] = init;` of a struct literal, a clone or a call.
     LetStruct {
         name: String,
         def: usize,

@@ -30,10 +30,36 @@ fn source_with(funcs: &[Func], seed: u64, points: usize, test: Option<(&str, usi
     // The functions for ad, and the static rules, each module's items in their order.
     for m in 0..MODULES {
         let mut items: Vec<(u64, String)> = Vec::new();
+        // The grouped methods of each struct in one `impl` block, where the first of them
+        // stands.
+        let mut blocks: Vec<(usize, u64, String)> = Vec::new();
         for f in funcs.iter().filter(|f| f.module == m) {
             let mut p = Printer::new(Flavor::Ad, funcs);
+            if let Some(k) = f.method.filter(|_| f.grouped) {
+                p.bare = true;
+                p.indent = 1;
+                p.function(f, true);
+                let text = p.finish();
+                match blocks.iter_mut().find(|b| b.0 == k) {
+                    Some(b) => {
+                        b.1 = b.1.min(f.order);
+                        b.2.push_str(&text);
+                    }
+                    None => blocks.push((k, f.order, text)),
+                }
+                continue;
+            }
             p.function(f, f.deriv == Deriv::Generated);
             items.push((f.order, p.finish()));
+        }
+        for (k, order, text) in blocks {
+            items.push((
+                order,
+                format!(
+                    "#[ad::differentiable]\nimpl {} {{\n{text}}}\n",
+                    struct_name(k)
+                ),
+            ));
         }
         for f in funcs {
             match f.deriv {
@@ -211,6 +237,9 @@ fn struct_helpers(defs: &[StructDef]) -> String {
     for (k, d) in defs.iter().enumerate() {
         let (mut value, mut tangent, mut dual, mut flat) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        // A value's floats and integers, and the oracle's, for struct results.
+        let (mut vals, mut dvals, mut ints, mut dints) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let (mut o, mut m) = (0, 0);
         for (n, t) in &d.fields {
             match *t {
@@ -219,6 +248,8 @@ fn struct_helpers(defs: &[StructDef]) -> String {
                     tangent.push(format!("{n}: x[{o}]"));
                     dual.push(format!("{n}: D::new(x[{o}], t[{o}])"));
                     flat.push(format!("v.push(t.{n});"));
+                    vals.push(format!("v.push(t.{n});"));
+                    dvals.push(format!("v.push(t.{n});"));
                     o += 1;
                 }
                 FieldTy::Arr(len) => {
@@ -229,6 +260,8 @@ fn struct_helpers(defs: &[StructDef]) -> String {
                         "{n}: pm::dual_arr(pm::arr(&x[{r}]), pm::arr(&t[{r}]))"
                     ));
                     flat.push(format!("v.extend_from_slice(&t.{n});"));
+                    vals.push(format!("v.extend_from_slice(&t.{n});"));
+                    dvals.push(format!("v.extend_from_slice(&t.{n});"));
                     o += len;
                 }
                 FieldTy::Vec(len) => {
@@ -237,12 +270,16 @@ fn struct_helpers(defs: &[StructDef]) -> String {
                     tangent.push(format!("{n}: x[{r}].to_vec()"));
                     dual.push(format!("{n}: pm::duals(&x[{r}], &t[{r}])"));
                     flat.push(format!("v.extend_from_slice(&t.{n});"));
+                    vals.push(format!("v.extend_from_slice(&t.{n});"));
+                    dvals.push(format!("v.extend_from_slice(&t.{n});"));
                     o += len;
                 }
                 FieldTy::U(_) => {
                     value.push(format!("{n}: n[{m}]"));
                     tangent.push(format!("{n}: ad::NoTangent"));
                     dual.push(format!("{n}: n[{m}]"));
+                    ints.push(format!("v.push(t.{n});"));
+                    dints.push(format!("v.push(t.{n});"));
                     m += 1;
                 }
                 FieldTy::Struct(j) => {
@@ -250,6 +287,10 @@ fn struct_helpers(defs: &[StructDef]) -> String {
                     tangent.push(format!("{n}: s{j}_t(&x[{o}..])"));
                     dual.push(format!("{n}: s{j}_d(&x[{o}..], &t[{o}..], &n[{m}..])"));
                     flat.push(format!("v.extend(s{j}_flat(&t.{n}));"));
+                    vals.push(format!("v.extend(s{j}_vals(&t.{n}));"));
+                    dvals.push(format!("v.extend(s{j}_dvals(&t.{n}));"));
+                    ints.push(format!("v.extend(s{j}_ints(&t.{n}));"));
+                    dints.push(format!("v.extend(s{j}_dints(&t.{n}));"));
                     o += defs[j].floats(defs);
                     m += defs[j].ints(defs).len();
                 }
@@ -281,6 +322,20 @@ fn struct_helpers(defs: &[StructDef]) -> String {
             flat.join("\n        ")
         )
         .unwrap();
+        for (f, arg, out, body) in [
+            ("vals", format!("crate::{name}"), "f64", &vals),
+            ("dvals", format!("crate::oracle::{name}"), "D", &dvals),
+            ("ints", format!("crate::{name}"), "usize", &ints),
+            ("dints", format!("crate::oracle::{name}"), "usize", &dints),
+        ] {
+            writeln!(
+                s,
+                "    pub fn s{k}_{f}(t: &{arg}) -> Vec<{out}> {{\n        let mut v = Vec::new();\n        {}\n        v\n    }}",
+                body.join("\n        ")
+            )
+            .unwrap();
+        }
+        s.push('\n');
     }
     s.push_str("}\n\n");
     s
@@ -680,14 +735,24 @@ fn check_as(
         }
     }
     // The parts of the result: none, the value, or the two of a pair.
+    // A struct result is compared through its floats (`sx`), not by parts.
     let parts: &[&str] = match (f.returns, f.pair) {
         (false, _) => &[],
+        _ if f.ret_struct.is_some() => &[],
         (true, false) => &[""],
         (true, true) if f.tail3.is_some() => &[".0", ".1", ".2"],
         (true, true) if f.pair_shape == Shape::Tuple => &[".0", ".1"],
         (true, true) => &["[0]", "[1]"],
     };
-    if f.tail3.is_some() {
+    if let Some(k) = f.ret_struct {
+        // The adjoint of a struct result: its tangent, from random floats.
+        let nf = defs[k].floats(defs);
+        writeln!(
+            body,
+            "let rb = pm::floats(ck, {nf}); let rbar = crate::sx::s{k}_t(&rb);"
+        )
+        .unwrap();
+    } else if f.tail3.is_some() {
         writeln!(
             body,
             "let rbar = (pm::float(ck), pm::float(ck), pm::float(ck));"
@@ -719,6 +784,13 @@ fn check_as(
     for p in parts {
         writeln!(body, "seen.push(or{p});").unwrap();
     }
+    if let Some(k) = f.ret_struct {
+        writeln!(
+            body,
+            "let od = crate::sx::s{k}_dvals(&or); seen.extend_from_slice(&od);"
+        )
+        .unwrap();
+    }
     for i in &seen {
         writeln!(body, "seen.extend_from_slice(&o{i});").unwrap();
     }
@@ -748,6 +820,19 @@ fn check_as(
         writeln!(
             body,
             "ck.same(\"jvp is_some\", r.is_some() as u8, or_some as u8, 1.0); let (r, dr) = (r.unwrap_or(0.0), dr.unwrap_or(0.0));"
+        )
+        .unwrap();
+    }
+    if let Some(k) = f.ret_struct {
+        // Its floats and their tangents, and its integers.
+        writeln!(
+            body,
+            "let rv = crate::sx::s{k}_vals(&r); let rt = crate::sx::s{k}_flat(&dr); pm::same_slice(ck, \"jvp result\", &rv, &rt, &od);"
+        )
+        .unwrap();
+        writeln!(
+            body,
+            "let (ri, oi) = (crate::sx::s{k}_ints(&r), crate::sx::s{k}_dints(&or)); for j in 0..oi.len() {{ ck.same(\"jvp result integer\", ri[j] as f64, oi[j] as f64, 1.0); }}"
         )
         .unwrap();
     }
@@ -899,6 +984,13 @@ fn check_as(
             )
             .unwrap();
         }
+        if let Some(k) = f.ret_struct {
+            writeln!(
+                body,
+                "pm::same_values(ck, \"vjp_into value\", &crate::sx::s{k}_vals(&r2), &od);"
+            )
+            .unwrap();
+        }
         for i in &seen {
             writeln!(
                 body,
@@ -908,7 +1000,11 @@ fn check_as(
             .unwrap();
         }
     } else {
-        match if f.pair || f.ret_opt { 2 } else { k % 3 } {
+        match if f.pair || f.ret_opt || f.ret_struct.is_some() {
+            2
+        } else {
+            k % 3
+        } {
             0 => {
                 writeln!(body, "let rbar = 1.0;").unwrap();
                 writeln!(body, "let g = ad::grad({path}, ({},));", args.join(", ")).unwrap();
@@ -944,6 +1040,13 @@ fn check_as(
                 } else {
                     for p in parts {
                         writeln!(body, "ck.same(\"vjp value{p}\", r2{p}, or{p}.re, 1.0);").unwrap();
+                    }
+                    if let Some(k) = f.ret_struct {
+                        writeln!(
+                            body,
+                            "pm::same_values(ck, \"vjp value\", &crate::sx::s{k}_vals(&r2), &od);"
+                        )
+                        .unwrap();
                     }
                     writeln!(body, "let g = pullback(rbar.clone());").unwrap();
                 }
@@ -983,6 +1086,18 @@ fn check_as(
         writeln!(
             body,
             "let d = (rbar{p} * dr{p}) as f64; own = (own.0 + d, own.1 + d.abs());"
+        )
+        .unwrap();
+    }
+    if f.ret_struct.is_some() {
+        writeln!(
+            body,
+            "let d = pm::dot_eps(&rb, &od); rhs = (rhs.0 + d.0, rhs.1 + d.1);"
+        )
+        .unwrap();
+        writeln!(
+            body,
+            "let d = pm::dot(&rb, &rt); own = (own.0 + d.0, own.1 + d.1);"
         )
         .unwrap();
     }

@@ -95,16 +95,30 @@ pub fn generate(seed: u64, count: usize) -> Vec<Func> {
         g.single = !with_rule && rng.chance(0.15);
         g.generic = !with_rule && !g.single && rng.chance(0.1);
         // Some functions over `f64` are methods of a struct of the batch.
-        g.method = (!with_rule && !g.single && !g.generic && rng.chance(0.12))
+        g.method = (!with_rule && !g.single && !g.generic && rng.chance(0.15))
             .then(|| rng.below(structs.len()));
         let (params, returns) = g.signature(with_rule);
         let plain = !with_rule && g.method.is_none();
         let pair = returns && plain && rng.chance(0.12);
         g.ret_opt = returns && plain && !pair && rng.chance(0.1);
+        // Some functions over `f64` and methods return a struct of the batch.
+        g.ret_struct = (returns
+            && !with_rule
+            && !pair
+            && !g.ret_opt
+            && !g.single
+            && !g.generic
+            && rng.chance(0.1))
+        .then(|| match g.method {
+            // A method returns its own type more often than not.
+            Some(k) if rng.chance(0.6) => k,
+            _ => rng.below(structs.len()),
+        });
         g.triple = pair && rng.chance(0.35);
         let mut f = g.function(format!("f_{k}"), params, returns, pair);
         f.module = rng.below(harness::MODULES);
         f.order = rng.next_u64();
+        f.grouped = f.method.is_some() && rng.chance(0.7);
         if with_rule {
             debug_assert!(f.params.iter().all(|p| p.ty == Ty::F));
             let module = rng.below(harness::MODULES);
@@ -154,12 +168,21 @@ fn main() -> ExitCode {
                 Ok(o) => break o,
                 Err(e) => e,
             };
-            let Some((message, name)) = run::first_error(&stderr, &runner.source_of("batch"))
+            let Some((message, name, block)) =
+                run::first_error(&stderr, &runner.source_of("batch"))
             else {
                 eprintln!("batch {b} (seed {seed}) did not build or run:\n{stderr}");
                 println!("{done} programs, build failure in batch {b}");
                 return ExitCode::FAILURE;
             };
+            // An error at the attribute of an `impl` block of several methods: each in a block
+            // of its own, and again, so that the error names its method.
+            if block.len() > 1 {
+                for f in funcs.iter_mut().filter(|f| block.contains(&f.name)) {
+                    f.grouped = false;
+                }
+                continue;
+            }
             println!("does not compile: batch {b} (seed {seed}) function {name}: {message}");
             uncompiled += 1;
             // The function as generated, for when it is not shrunk.
@@ -167,6 +190,8 @@ fn main() -> ExitCode {
                 let text = print::Printer::new(print::Flavor::Ad, &funcs).render(f);
                 let path = args.dir.join(format!("unbuilt-{seed}-{name}.rs"));
                 let _ = std::fs::write(&path, format!("// {message}\n\n{text}"));
+                // And the compiler's messages.
+                let _ = std::fs::write(path.with_extension("stderr"), &stderr);
             }
             if shrunk < args.shrink {
                 shrunk += 1;

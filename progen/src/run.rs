@@ -146,8 +146,9 @@ impl Runner {
     }
 }
 
-/// The first error of a build and the generated function it points into.
-pub fn first_error(stderr: &str, source: &str) -> Option<(String, String)> {
+/// The first error of a build and the generated function it points into; and, for an error
+/// at the attribute of an `impl` block, the methods in the block.
+pub fn first_error(stderr: &str, source: &str) -> Option<(String, String, Vec<String>)> {
     let mut lines = stderr.lines();
     let message = lines
         .by_ref()
@@ -181,7 +182,24 @@ pub fn first_error(stderr: &str, source: &str) -> Option<(String, String)> {
     } else {
         lines[..line].iter().rev().find_map(|l| fn_name(l))?
     };
-    name.starts_with("f_").then_some((message, name))
+    let mut block = Vec::new();
+    if at_attribute
+        && let Some(start) = lines[line - 1..]
+            .iter()
+            .position(|l| l.starts_with("impl "))
+    {
+        for l in &lines[line - 1 + start + 1..] {
+            if l.starts_with('}') {
+                break;
+            }
+            if l.starts_with("    pub fn ")
+                && let Some(n) = fn_name(l)
+            {
+                block.push(n);
+            }
+        }
+    }
+    name.starts_with("f_").then_some((message, name, block))
 }
 
 fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {

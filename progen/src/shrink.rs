@@ -700,14 +700,31 @@ fn arg_fes(a: &mut Arg, f: &mut dyn FnMut(&mut FE)) {
 
 /// The float expressions of a struct literal's fields (nested literals too).
 fn sarg_fes(a: &mut SArg, f: &mut dyn FnMut(&mut FE)) {
-    let SArg::Lit(l) = a else {
-        return;
+    let l = match a {
+        SArg::Lit(l) => l,
+        SArg::Call(_, args) => {
+            for a in args {
+                arg_fes(a, f);
+            }
+            return;
+        }
+        SArg::Method(m) => {
+            sarg_fes(&mut m.recv, f);
+            for a in &mut m.args {
+                arg_fes(a, f);
+            }
+            return;
+        }
+        SArg::Place(_) | SArg::Ref(_) | SArg::Clone(_) => return,
     };
+    if let Some(b) = &mut l.base {
+        sarg_fes(b, f);
+    }
     for (_, init) in &mut l.fields {
         match init {
             FInit::F(e) => f(e),
             FInit::Arr(ArrInit::Fill(e, _), _) => f(e),
-            FInit::Arr(ArrInit::List(es), _) => es.iter_mut().for_each(|e| f(e)),
+            FInit::Arr(ArrInit::List(es), _) => es.iter_mut().for_each(&mut *f),
             FInit::U(i) => ie_fes(i, f),
             FInit::S(s) => sarg_fes(s, f),
             FInit::Of(..) => {}
@@ -811,7 +828,9 @@ fn visit_func_fes(f: &mut Func, visit: &mut dyn FnMut(&mut FE)) {
                     deep(b, visit);
                 }
                 Stmt::LetArrPat { .. } => {}
-                Stmt::LetStruct { init, .. } => sarg_fes(init, &mut |e| deep(e, visit)),
+                Stmt::LetStruct { init, .. } | Stmt::ReturnStruct(init) => {
+                    sarg_fes(init, &mut |e| deep(e, visit))
+                }
                 Stmt::LetCollect(_, c) => chain_fes(c, &mut |e| deep(e, visit)),
                 Stmt::LetClosure { body, .. } | Stmt::LetArrMap { body, .. } => deep(body, visit),
                 Stmt::ForIterMut { ops, .. } => {
@@ -904,6 +923,9 @@ fn visit_func_fes(f: &mut Func, visit: &mut dyn FnMut(&mut FE)) {
     }
     if let Some(t) = &mut f.tail_opt {
         oe_fes(t, &mut |e| deep(e, visit));
+    }
+    if let Some(t) = &mut f.tail_struct {
+        sarg_fes(t, &mut |e| deep(e, visit));
     }
 }
 

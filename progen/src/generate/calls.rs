@@ -23,6 +23,7 @@ impl Gen<'_> {
                 self.can_call(i, value)
                     && !(value && self.funcs[i].ret_opt)
                     && self.funcs[i].method.is_none()
+                    && self.funcs[i].ret_struct.is_none()
             })
             .collect();
         self.pick_callee(candidates, writing_only)
@@ -76,10 +77,9 @@ impl Gen<'_> {
                         Ty::FnArg(_) => !self.fn_items().is_empty(),
                         Ty::ConstSlice(n) => self.array_for(AKind::ConstSlice, n, false).is_some(),
                         Ty::ConstF => self.floats.iter().any(|v| matches!(v.read, FE::ConstF(_))),
-                        // By value a clone or a literal, by reference a struct in scope.
-                        Ty::Struct(k, by_ref) => {
-                            self.structs_ok() && (!by_ref || self.has_struct(k))
-                        }
+                        // The receiver of a method: see `Gen::method_call`.
+                        Ty::Struct(..) if p.name == "self" => true,
+                        Ty::Struct(k, by_ref) => self.struct_fillable(k, by_ref),
                     })
                     && f.params
                         .iter()
@@ -109,11 +109,24 @@ impl Gen<'_> {
                     .any(|p| matches!(p.ty, Ty::Out(_)))
             })
             .collect();
+        // Those that take a struct by reference: lent one of the scope (`f(&s)`, `f(r)`).
+        let lent: Vec<usize> = candidates
+            .iter()
+            .copied()
+            .filter(|&i| {
+                self.funcs[i]
+                    .params
+                    .iter()
+                    .any(|p| matches!(p.ty, Ty::Struct(_, true)))
+            })
+            .collect();
         if writing_only {
             return (!writing.is_empty()).then(|| *self.rng.pick(&writing));
         }
         if !taking.is_empty() && self.rng.chance(0.3) {
             Some(*self.rng.pick(&taking))
+        } else if !lent.is_empty() && self.rng.chance(0.4) {
+            Some(*self.rng.pick(&lent))
         } else if !writing.is_empty() && self.rng.chance(0.5) {
             Some(*self.rng.pick(&writing))
         } else if candidates.is_empty() {
@@ -133,6 +146,7 @@ impl Gen<'_> {
                 f.single == self.single
                     && !f.generic
                     && f.method.is_none()
+                    && f.ret_struct.is_none()
                     && f.returns
                     && !f.pair
                     && !f.ret_opt
@@ -174,7 +188,7 @@ impl Gen<'_> {
         for p in params {
             args.push(match p.ty {
                 Ty::F => Arg::F(self.fe_capped(d, PARAM_CAP).0),
-                Ty::U(hi) => Arg::U(self.index(hi + 1)),
+                Ty::U(hi) => Arg::U(self.value_index(hi + 1)),
                 Ty::Slice(n) => self.slice_arg(n)?,
                 Ty::Arr(n) => {
                     let refs: Vec<String> = self

@@ -129,7 +129,7 @@ impl Gen<'_> {
                 1
             }, // match on an Option
             if !self.svars.is_empty() && self.can_call_method() {
-                5
+                6
             } else if self.can_call_method() {
                 1
             } else {

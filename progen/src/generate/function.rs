@@ -154,9 +154,13 @@ impl Gen<'_> {
             params.swap(i, j);
         }
         // A method: its receiver first, and parameters its callers can fill in an
-        // expression (no outputs, `Vec`s or references to arrays); it returns a float.
+        // expression (no outputs, `Vec`s or references to arrays), no function (a type
+        // parameter, and the macro does not differentiate generic methods); it returns a
+        // float or a struct.
         if let Some(k) = self.method {
-            params.retain(|p| !matches!(p.ty, Ty::Out(_) | Ty::Vec(_) | Ty::ArrRef(_)));
+            params.retain(|p| {
+                !matches!(p.ty, Ty::Out(_) | Ty::Vec(_) | Ty::ArrRef(_) | Ty::FnArg(_))
+            });
             params.insert(
                 0,
                 Param {
@@ -285,9 +289,9 @@ impl Gen<'_> {
                     lo: 0,
                     hi,
                 }),
-                // `self` of a method: `&self` is passed on as it is, `self` held by value.
+                // `self` of a method too: `&self` is passed on as it is.
                 Ty::Struct(k, by_ref) => {
-                    self.bind_struct(&p.name, k, by_ref, !by_ref, p.mutable, true)
+                    self.bind_struct(&p.name, k, by_ref, p.mutable, true, true)
                 }
                 Ty::Slice(n) | Ty::Out(n) | Ty::Arr(n) | Ty::Vec(n) | Ty::ConstSlice(n) => {
                     let kind = match p.ty {
@@ -321,7 +325,8 @@ impl Gen<'_> {
         let n = self.rng.range(2, 6);
         let mut body = self.block(n);
         let tail_opt = self.ret_opt.then(|| self.opt_expr(3, RET_CAP));
-        let tail = if returns && !self.ret_opt {
+        let tail_struct = self.ret_struct.and_then(|k| self.struct_result(k));
+        let tail = if returns && !self.ret_opt && self.ret_struct.is_none() {
             let (e, b) = self.fe(3);
             Some(self.squash(e, b, RET_CAP).0)
         } else {
@@ -360,6 +365,9 @@ impl Gen<'_> {
             ret_bound: RET_CAP,
             out_spent: self.out_spent,
             method: self.method,
+            grouped: false,
+            ret_struct: self.ret_struct,
+            tail_struct,
         }
     }
 }

@@ -42,12 +42,31 @@ pub(super) fn irange(ie: &IE, g: &Gen) -> (usize, usize) {
 }
 
 impl Gen<'_> {
-    /// Some index expression, of any range (for conditions and `match`).
+    /// Some index expression, of any range (for conditions).
     pub(super) fn any_index(&mut self, d: usize) -> IE {
-        if self.generic && self.ints.is_empty() {
+        self.any_index_of(d, true)
+    }
+
+    /// Some index expression for the scrutinee of a `match`: not an integer field of a struct.
+    /// `match s.n { 0 => .., _ => .. }` does not compile under the macro: "does not support the
+    /// pattern `0` on a value that carries a derivative: it compares the value with an
+    /// integer" (the macro does not see the field's type; `let k: usize = s.n;` first
+    /// compiles, and so does `match (s.n, 1usize)`).
+    pub(super) fn scrutinee_index(&mut self, d: usize) -> IE {
+        self.any_index_of(d, false)
+    }
+
+    fn any_index_of(&mut self, d: usize, fields: bool) -> IE {
+        let ints: Vec<IVar> = self
+            .ints
+            .iter()
+            .filter(|i| fields || !i.name.contains('.'))
+            .cloned()
+            .collect();
+        if self.generic && ints.is_empty() {
             return IE::Lit(self.rng.range(0, 5));
         }
-        if !self.generic && (self.ints.is_empty() || self.rng.chance(0.15)) {
+        if !self.generic && (ints.is_empty() || self.rng.chance(0.15)) {
             let (e, _) = self.receiver(d, 50.0);
             return IE::Rem(
                 Box::new(IE::FromFloat(Box::new(bin(
@@ -58,7 +77,7 @@ impl Gen<'_> {
                 7,
             );
         }
-        let v = self.rng.pick(&self.ints).clone();
+        let v = self.rng.pick(&ints).clone();
         IE::Var(v.name)
     }
 

@@ -121,11 +121,14 @@ struct SVar {
     def: usize,
     /// A `&S` parameter or `self` of a `&self` method: passed on as it is.
     is_ref: bool,
-    /// Held by value at the top (a parameter by value, `self` by value, a local): may be the
-    /// base of a literal (`..s`).
-    owned: bool,
     /// Its fields are written (`s.x = ..`): not captured by closures bound by `let`.
     mutable: bool,
+    /// A variable (or `self`), not a field of one: lent by reference and passed to a method
+    /// by path. `&s.inner` does not compile under the macro ("does not support a reference
+    /// that reads `s`, which carries a derivative"; the README lists `&b` of a variable and
+    /// `m` of a `&Model` parameter), in an argument or as `S0::m(&s.inner, x)`; a method
+    /// called on it, `s.inner.m(x)`, does.
+    top: bool,
 }
 
 /// An array or `Vec` field of a struct in scope, read in place as `s.w[i]`.
@@ -169,6 +172,12 @@ pub struct Gen<'a> {
     farrs: Vec<FArr>,
     /// Generating a method of struct `k` (its receiver is the first parameter).
     pub method: Option<usize>,
+    /// The function returns struct `k`.
+    pub ret_struct: Option<usize>,
+    /// The function has a `const` item, or reads an element of a struct's field in place:
+    /// not both (see `Gen::field_elem_read`).
+    const_items: bool,
+    elem_reads: bool,
     floats: Vec<FVar>,
     arrays: Vec<AVar>,
     ints: Vec<IVar>,
@@ -262,6 +271,9 @@ impl<'a> Gen<'a> {
             svars: Vec::new(),
             farrs: Vec::new(),
             method: None,
+            ret_struct: None,
+            const_items: false,
+            elem_reads: false,
             floats: Vec::new(),
             arrays: Vec::new(),
             ints: Vec::new(),

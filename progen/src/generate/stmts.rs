@@ -78,7 +78,7 @@ impl Gen<'_> {
             if self.lendable() { 3 } else { 0 },   // a local lent to a callee that writes it
             if deep { 0 } else { 2 },              // mutable view
             1,                                     // a Mode chosen from an integer
-            if self.structs_ok() { 2 } else { 0 }, // a struct bound by `let`
+            if self.structs_ok() { 3 } else { 0 }, // a struct bound by `let`
         ];
         match self.rng.weighted(&weights) {
             0 => {
@@ -205,7 +205,7 @@ impl Gen<'_> {
             30 => self.let_struct(out),
             _ => {
                 let name = self.fresh("md");
-                let i = self.any_index(1);
+                let i = self.scrutinee_index(1);
                 self.modes.push(name.clone());
                 out.push(Stmt::LetMode(name, i));
             }
@@ -243,6 +243,11 @@ impl Gen<'_> {
             .find(|v| v.name == name)
             .unwrap()
             .clone();
+        self.without_own_elems(&name.clone(), |g| g.assign_to(name, v, out));
+    }
+
+    /// `name op e;` of the mutable float `v`.
+    fn assign_to(&mut self, name: String, v: FVar, out: &mut Vec<Stmt>) {
         match self.rng.weighted(&[2, 5, 2, 2, 1]) {
             0 => {
                 let (e, _) = self.fe_capped(3, v.base);
@@ -332,7 +337,11 @@ impl Gen<'_> {
     /// `return value;`, `return (a, b);` (or `[a, b]`, `vec![a, b]`), or `return;` in a
     /// function returning `()`.
     pub(super) fn return_stmt(&mut self) -> Stmt {
-        if self.ret_opt {
+        if let Some(k) = self.ret_struct
+            && let Some(v) = self.struct_value(k, 2)
+        {
+            Stmt::ReturnStruct(v)
+        } else if self.ret_opt {
             Stmt::ReturnOpt(self.opt_expr(2, RET_CAP))
         } else if self.pair {
             let n = if self.triple { 3 } else { 2 };
@@ -436,7 +445,7 @@ impl Gen<'_> {
             .weighted(&[4, 2, if self.modes.is_empty() { 0 } else { 3 }]);
         match kind {
             1 => {
-                let (a, b) = (self.any_index(d), self.any_index(d));
+                let (a, b) = (self.scrutinee_index(d), self.scrutinee_index(d));
                 let mut pats = Vec::new();
                 for k in 0..self.rng.range(1, 3) {
                     let part =
@@ -480,7 +489,7 @@ impl Gen<'_> {
                 (Scrut::Mode(m), pats)
             }
             _ => {
-                let scrutinee = self.any_index(d);
+                let scrutinee = self.scrutinee_index(d);
                 let all = [Pat::Lit(0), Pat::Or(1, 2), Pat::Range(3, 5)];
                 let n = self.rng.range(1, 3);
                 let mut pats = all[..n].to_vec();
@@ -497,8 +506,10 @@ impl Gen<'_> {
 
     /// A `const` item, or a `println!` that never runs.
     pub(super) fn item_stmt(&mut self, out: &mut Vec<Stmt>) {
-        // No `println!` in a generic function (`Float` does not give `Debug`).
-        if self.generic || self.rng.chance(0.7) {
+        // No `println!` in a generic function (`Float` does not give `Debug`), no `const` in
+        // one that reads elements of struct fields (see `Gen::field_elem_read`).
+        if self.generic || (!self.elem_reads && self.rng.chance(0.7)) {
+            self.const_items = true;
             let x = *self.rng.pick(&[0.5, 1.5, 0.75, 2.0]);
             self.counter += 1;
             let name = format!("C{}", self.counter);
@@ -620,7 +631,7 @@ impl Gen<'_> {
                 OptInit::Float(e)
             } else {
                 let hi = self.rng.range(1, 4);
-                let ie = self.index(hi + 1);
+                let ie = self.value_index(hi + 1);
                 range = irange(&ie, self);
                 OptInit::Index(ie)
             };

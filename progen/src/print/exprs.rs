@@ -59,10 +59,12 @@ impl Printer<'_> {
                     .map(|(n, init)| format!("{n}: {}", self.finit(init)))
                     .collect();
                 if let Some(b) = &l.base {
-                    parts.push(format!("..{b}"));
+                    parts.push(format!("..{}", self.sarg(b)));
                 }
                 format!("{} {{ {} }}", struct_name(l.def), parts.join(", "))
             }
+            SArg::Call(name, args) => self.call(name, args),
+            SArg::Method(m) => self.method(m),
         }
     }
 

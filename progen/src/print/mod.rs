@@ -24,7 +24,7 @@ pub struct Printer<'a> {
     /// Every function of the batch, for the modules of callees.
     pub funcs: &'a [Func],
     out: String,
-    indent: usize,
+    pub(crate) indent: usize,
     /// The result shape of the function being printed.
     shape: Shape,
     /// The label of the loop printed next (`'label: `).
@@ -37,6 +37,8 @@ pub struct Printer<'a> {
     declared: Vec<String>,
     /// The call being printed leaves a generic callee's type to inference.
     inferred: std::cell::Cell<bool>,
+    /// Print a method without its `impl` block (the caller prints the block around it).
+    pub bare: bool,
 }
 
 fn wrap(shape: Shape, a: &str, b: &str) -> String {
@@ -93,6 +95,7 @@ impl<'a> Printer<'a> {
             generic: false,
             declared: Vec::new(),
             inferred: std::cell::Cell::new(false),
+            bare: false,
         }
     }
 
@@ -219,11 +222,12 @@ impl<'a> Printer<'a> {
             .filter(|p| matches!(p.ty, Ty::F | Ty::Slice(_) | Ty::Arr(_)))
             .map(|p| p.name.clone())
             .collect();
-        if attribute {
+        let block = f.method.filter(|_| !self.bare);
+        if attribute && (f.method.is_none() || block.is_some()) {
             self.line("#[ad::differentiable]");
         }
-        // A method stands in an `impl` block of its own, which the attribute is on.
-        if let Some(k) = f.method {
+        // A method stands in an `impl` block, which the attribute is on.
+        if let Some(k) = block {
             self.line(&format!("impl {} {{", struct_name(k)));
             self.indent += 1;
         }
@@ -257,6 +261,8 @@ impl<'a> Printer<'a> {
             }
         } else if f.ret_opt {
             format!(" -> Option<{}>", self.float_ty())
+        } else if let Some(k) = f.ret_struct {
+            format!(" -> {}", struct_name(k))
         } else if f.returns {
             format!(" -> {}", self.float_ty())
         } else {
@@ -288,6 +294,10 @@ impl<'a> Printer<'a> {
             let t = self.oe(t);
             self.line(&t);
         }
+        if let Some(t) = &f.tail_struct {
+            let t = self.sarg(t);
+            self.line(&t);
+        }
         match (&f.tail, &f.tail2) {
             (Some(a), Some(b)) if f.tail3.is_some() => {
                 let c = f.tail3.as_ref().unwrap();
@@ -306,7 +316,7 @@ impl<'a> Printer<'a> {
         }
         self.indent -= 1;
         self.line("}");
-        if f.method.is_some() {
+        if block.is_some() {
             self.indent -= 1;
             self.line("}");
         }

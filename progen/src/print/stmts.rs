@@ -424,6 +424,10 @@ impl Printer<'_> {
                 self.block(std::slice::from_ref(&**els));
                 self.line("};");
             }
+            Stmt::ReturnStruct(v) => {
+                let v = self.sarg(v);
+                self.line(&format!("return {v};"));
+            }
             Stmt::LetStruct {
                 name,
                 def,
