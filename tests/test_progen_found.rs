@@ -674,3 +674,49 @@ fn elements_of_fields_of_untyped_and_written_structs() {
         assert_eq!(ad::jvp(field_from_own_elem, (p.clone(),), (ones,)).1, 4.0);
     }
 }
+
+#[derive(Clone, Debug, PartialEq, ad::Differentiable)]
+struct Holder {
+    x: f64,
+    y: f64,
+    inner: Pair,
+    v: Vec<f64>,
+}
+
+#[differentiable]
+fn holder_product(h: &Holder) -> f64 {
+    h.x * h.y
+}
+
+/// A struct held by value, lent by reference and read in place, then moved into a literal's
+/// `..base` (E0382 before: the reverse sweep read it again after the move).
+#[differentiable]
+fn moved_after_reads(s: Holder) -> f64 {
+    let a = holder_product(&s);
+    let t = Holder {
+        x: a + s.inner.w[1],
+        ..s
+    };
+    t.x + t.y
+}
+
+#[test]
+fn a_struct_read_in_place_then_moved_into_a_literal() {
+    for (x, y) in [(0.5, 3.0), (-2.0, 1.25)] {
+        let s = Holder {
+            x,
+            y,
+            inner: Pair {
+                x: 0.0,
+                w: [1.0, 2.0],
+            },
+            v: vec![1.0],
+        };
+        // moved_after_reads = x y + w1 + y: d/dx = y, d/dy = x + 1, d/dw1 = 1.
+        let (g,) = ad::grad(moved_after_reads, (s.clone(),));
+        assert_eq!((g.x, g.y, g.inner.w), (y, x + 1.0, [0.0, 1.0]));
+        let mut t = ad::Differentiable::zero_tangent(&s);
+        t.y = 1.0;
+        assert_eq!(ad::jvp(moved_after_reads, (s.clone(),), (t,)).1, x + 1.0);
+    }
+}

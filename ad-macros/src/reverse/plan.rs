@@ -8,6 +8,10 @@ impl<'a> Reverse<'a> {
     /// records that keep nothing.
     pub(super) fn plan_layouts(&mut self) {
         let mut defs: HashMap<u32, Src> = HashMap::new();
+        // Reads of a `&Model` parameter, and of its fields: the struct cannot be moved from,
+        // so the reverse sweep can read its fields again (a struct held by value may have been
+        // moved into a literal's `..s` or a call by then).
+        let mut borrowed_reads: std::collections::HashSet<u32> = std::collections::HashSet::new();
         let insts = self.func.body.all_insts();
         // What code kept as written may change (a macro may write what it reads).
         let written: HashSet<u32> = insts
@@ -170,6 +174,9 @@ impl<'a> Reverse<'a> {
                     if stable.contains(&var.0) && !self.func.values[out.0 as usize].needs_copy =>
                 {
                     defs.insert(out.0, Src::Inline(self.func.read_tokens(*var, ident)));
+                    if self.func.borrowed(*var) {
+                        borrowed_reads.insert(out.0);
+                    }
                     if func.vars[var.0 as usize]
                         .ty
                         .as_ref()
@@ -227,15 +234,22 @@ impl<'a> Reverse<'a> {
                     index: index @ syn::Member::Named(_),
                     element: false,
                     ..
-                } if !self.func.field_copies(*out) && !self.func.clones(*out) => {
+                } if !self.func.field_copies(*out)
+                    && !self.func.clones(*out)
+                    && borrowed_reads.contains(&a.0) =>
+                {
                     if let Some(Src::Inline(base)) = defs.get(&a.0) {
                         defs.insert(out.0, Src::Inline(quote!((#base).#index)));
+                        borrowed_reads.insert(out.0);
                     }
                 }
-                Inst::FieldIndex { out, a, index, .. } if !self.func.clones(*out) => {
+                Inst::FieldIndex { out, a, index, .. }
+                    if !self.func.clones(*out) && borrowed_reads.contains(&a.0) =>
+                {
                     if let (Some(Src::Inline(base)), Some(i)) = (defs.get(&a.0), raw(&defs, *index))
                     {
                         defs.insert(out.0, Src::Inline(quote!((#base)[#i])));
+                        borrowed_reads.insert(out.0);
                     }
                 }
                 // An element every iteration of a replayed loop reads: kept once per run.
@@ -467,7 +481,9 @@ impl<'a> Reverse<'a> {
                         }
                         // A struct by reference that the reverse sweep has: lent again, not
                         // copied.
-                        Some(Src::Inline(t)) if lent.by_ref() => Some(t.clone()),
+                        Some(Src::Inline(t)) if lent.by_ref() && borrowed_reads.contains(&a.0) => {
+                            Some(t.clone())
+                        }
                         _ => None,
                     })
                     .collect();
@@ -556,12 +572,14 @@ impl<'a> Reverse<'a> {
                     ..
                 } if self.active(*out) => {
                     let len = match defs.get(&a.0) {
-                        Some(Src::Inline(base)) => Src::Inline(quote!((#base).len())),
+                        Some(Src::Inline(base)) if borrowed_reads.contains(&a.0) => {
+                            Src::Inline(quote!((#base).len()))
+                        }
                         _ => Src::Tape,
                     };
                     let krate = self.krate;
                     let witness = match defs.get(&root.0) {
-                        Some(Src::Inline(r)) => {
+                        Some(Src::Inline(r)) if borrowed_reads.contains(&root.0) => {
                             Src::Inline(quote!(#krate::__private::type_of(&#r)))
                         }
                         _ => Src::Tape,
