@@ -720,3 +720,30 @@ fn a_struct_read_in_place_then_moved_into_a_literal() {
         assert_eq!(ad::jvp(moved_after_reads, (s.clone(),), (t,)).1, x + 1.0);
     }
 }
+
+#[derive(Clone, Debug, PartialEq, ad::Differentiable)]
+struct Duo {
+    x: f64,
+    y: f64,
+}
+
+/// `..s` of a struct that is not `Copy`, with `s` read after (E0382 before: the forward
+/// derivative moved `s`'s tangent into the literal's).
+#[differentiable]
+fn base_read_after(s: Duo, x: f64) -> f64 {
+    let t = Duo { x, ..s };
+    t.x * t.y + s.y * s.x
+}
+
+#[test]
+fn a_base_read_after_the_literal_that_takes_its_fields() {
+    let s = Duo { x: 2.0, y: 3.0 };
+    // base_read_after = x y_s + y_s x_s: d/dx = y_s, d/ds.x = y_s, d/ds.y = x + x_s.
+    let (gs, gx) = ad::grad(base_read_after, (s.clone(), 1.5));
+    assert_eq!((gs.x, gs.y, gx), (3.0, 3.5, 3.0));
+    let along_y = Duo { x: 0.0, y: 1.0 };
+    assert_eq!(
+        ad::jvp(base_read_after, (s.clone(), 1.5), (along_y, 0.0)).1,
+        3.5
+    );
+}

@@ -55,6 +55,12 @@ impl Forward<'_> {
                     let d = hyg(format!("__d{}", out.0));
                     let t = hyg("__t".to_string());
                     let base = match rest {
+                        // A variable's tangent is copied, not moved: the user's `..s` moves only
+                        // the fields it takes, and `s` may be read after.
+                        Some(r) if self.active(*r) && al.tangent.contains_key(&r.0) => {
+                            let tr = self.t(*r, al);
+                            quote!(::core::clone::Clone::clone(&#tr))
+                        }
                         Some(r) if self.active(*r) => self.t(*r, al),
                         _ => quote!(#krate::__private::zero(&#v)),
                     };
