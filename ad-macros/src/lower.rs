@@ -24,6 +24,7 @@ mod names;
 mod operators;
 mod patterns;
 mod places;
+mod receivers;
 mod sources;
 mod verbatim;
 mod views;

@@ -33,6 +33,7 @@ use syn::Ident;
 use syn::ext::IdentExt;
 
 mod analysis;
+mod backward_call;
 mod carried;
 mod dense;
 mod emit;
@@ -45,6 +46,7 @@ mod plan;
 mod replay;
 mod reverse_sweep;
 mod shared;
+mod shared_indices;
 mod types;
 
 use shared::*;

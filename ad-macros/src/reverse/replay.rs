@@ -279,3 +279,85 @@ impl<'a> Reverse<'a> {
         }
     }
 }
+
+/// Which loops are replayed.
+impl<'a> Reverse<'a> {
+    /// Finds the plain `for` loops over `start..end` (or `..=`) whose `start` the reverse sweep
+    /// can compute again: it reads only parameters the function never assigns and enclosing
+    /// such loops' variables (told apart by variable, not by name). The reverse sweep binds the
+    /// variable of such a loop again, under a name of its own.
+    pub(super) fn plan_replays(
+        &mut self,
+        b: &Block,
+        stable: &HashSet<u32>,
+        enclosing: &mut Vec<Var>,
+        loop_vars: &mut HashSet<u32>,
+    ) {
+        for inst in &b.insts {
+            match inst {
+                Inst::Block { block, .. } => self.plan_replays(block, stable, enclosing, loop_vars),
+                Inst::If {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    self.plan_replays(then_block, stable, enclosing, loop_vars);
+                    self.plan_replays(else_block, stable, enclosing, loop_vars);
+                }
+                Inst::Loop { head, body } => {
+                    let mut pushed = false;
+                    if let crate::ir::LoopHead::For {
+                        var: Some(var),
+                        start: Some((start, reads)),
+                        ..
+                    } = head
+                        && loop_mode(body) == LoopMode::Plain
+                        && reads
+                            .iter()
+                            .all(|r| stable.contains(&r.0) || enclosing.contains(r))
+                    {
+                        // The start with each enclosing loop variable under its reverse name.
+                        let renames: Vec<(String, Ident)> = reads
+                            .iter()
+                            .filter(|r| enclosing.contains(r))
+                            .map(|r| {
+                                (
+                                    self.func.vars[r.0 as usize].ident.to_string(),
+                                    replay_ident(*r),
+                                )
+                            })
+                            .collect();
+                        let start = rename(start, &renames);
+                        enclosing.push(*var);
+                        pushed = true;
+                        loop_vars.insert(var.0);
+                        self.replayed
+                            .insert(std::ptr::from_ref(inst), (replay_ident(*var), start));
+                    }
+                    self.plan_replays(body, stable, enclosing, loop_vars);
+                    if pushed {
+                        enclosing.pop();
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The replayed loops, outermost first, with their bodies and the name the reverse sweep
+    /// binds their variable to.
+    pub(super) fn replayed_loops(&self) -> Vec<(&'a Inst, &'a Block, Ident)> {
+        self.func
+            .body
+            .all_insts()
+            .into_iter()
+            .filter_map(|inst| match inst {
+                Inst::Loop { body, .. } => self
+                    .replayed
+                    .get(&std::ptr::from_ref(inst))
+                    .map(|(ri, _)| (inst, body, ri.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+}
