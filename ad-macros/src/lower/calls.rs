@@ -469,8 +469,6 @@ impl Lower {
 }
 
 impl Lower {
-    /// Whether `e` is a variable declared as a slice, an array, a `Vec` or an `Option`, or a
-
     /// `&mut v`, `&mut *v`, `&mut v[..]` or `&mut v[a..b]` of a local `Vec` or array that may
     /// hold derivatives, or a part of an output slice parameter: lent to a function that writes
     /// it (see `Lent::Mut`). An output slice whole (`&mut *y`, `&mut y[..]`) is passed on as

@@ -135,6 +135,7 @@ impl Lower {
         Some(v)
     }
 
+    /// Whether `e` is a variable declared as a slice, an array, a `Vec` or an `Option`, or a
     /// slice bound by `let`: `.len()` of it is a count.
     pub(super) fn known_container(&mut self, e: &Expr) -> bool {
         let Some((var, _)) = self.local_var(e) else {
