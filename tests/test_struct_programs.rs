@@ -13,8 +13,9 @@
 //!   a few steps by gradient descent on the gradient `ad` gives: at every step the gradient
 //!   agrees with the oracle's, and the loss falls.
 //! - A chain of springs between masses: `impl Energy for Spring` (a trait's method), summed
-//!   over a slice of springs (`for s in springs.iter() { e += s.energy(); }`) that the body
-//!   builds as a `Vec<Spring>` from the masses' positions.
+//!   by a function generic over the trait (`fn total_energy<E: Energy>(items: &[E])`, its
+//!   `s.energy()` the call of `<E as Energy>::energy`) over a `Vec<Spring>` the body builds from
+//!   the masses' positions.
 
 // The layers index their weights as numerics code does.
 #![allow(clippy::needless_range_loop)]
@@ -511,10 +512,12 @@ impl Energy for Spring {
     }
 }
 
+/// Generic over the element: each instantiation (`total_energy::<Spring>`) registers its
+/// derivatives at its first call.
 #[ad::differentiable]
-fn total_energy(springs: &[Spring]) -> f64 {
+fn total_energy<E: Energy>(items: &[E]) -> f64 {
     let mut e = 0.0;
-    for s in springs.iter() {
+    for s in items.iter() {
         e += s.energy();
     }
     e
@@ -525,7 +528,8 @@ fn total_energy(springs: &[Spring]) -> f64 {
 #[ad::differentiable]
 fn chain_energy(xs: &[f64], k: f64, rest: f64, g: f64) -> f64 {
     let n = xs.len();
-    let mut springs = vec![
+    // Typed, so that the call below names `total_energy::<Spring>` (else: a turbofish).
+    let mut springs: Vec<Spring> = vec![
         Spring {
             k,
             rest,

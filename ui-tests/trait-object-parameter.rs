@@ -16,10 +16,4 @@ fn through_dyn_trait(_model: Box<dyn Energy>, x: f64) -> f64 {
     x * 2.0
 }
 
-// A bound the macro cannot use: the method of a user's trait has no derivative.
-#[differentiable]
-fn through_bound<E: Energy + Copy>(model: E, x: f64) -> f64 {
-    model.energy(x) * x
-}
-
 fn main() {}

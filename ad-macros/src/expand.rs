@@ -195,8 +195,11 @@ pub fn derivatives(
     let here = location(krate, name.span());
     // The callees of a generic function are named by each instantiation's loaders (below);
     // those of a function with const parameters are not listed.
+    let users = crate::generics::late_type_params(&func.sig.generics);
     let type_generic = func.sig.generics.type_params().next().is_some();
-    let const_generic = func.sig.generics.const_params().next().is_some();
+    // Const parameters and those of user types: each instantiation registers itself at its
+    // first call (decisions 11 and 14).
+    let const_generic = func.sig.generics.const_params().next().is_some() || !users.is_empty();
     let callees = if type_generic || const_generic {
         Vec::new()
     } else {
@@ -248,7 +251,7 @@ pub fn derivatives(
         &callee_bodies,
     );
     // Inside the module of the function's name (below), the module's path is the function's.
-    let in_module = func.sig.generics.const_params().next().is_some();
+    let in_module = const_generic;
     let rule_name = if in_module {
         quote!(::core::module_path!())
     } else {
@@ -303,7 +306,18 @@ pub fn derivatives(
     // derivatives call those of the first kind there with the function items in place
     // (`Partial`); an instantiation of the second kind registers its own at its first call.
     let functions = ir.params.iter().any(|p| p.function);
-    let consts: Vec<&Ident> = func.sig.generics.const_params().map(|c| &c.ident).collect();
+    // The parameters an instantiation registers itself at: user types', then const ones.
+    let user_params: Vec<&syn::TypeParam> = func
+        .sig
+        .generics
+        .type_params()
+        .filter(|t| users.contains(&t.ident.to_string()))
+        .collect();
+    let consts: Vec<&Ident> = user_params
+        .iter()
+        .map(|t| &t.ident)
+        .chain(func.sig.generics.const_params().map(|c| &c.ident))
+        .collect();
     if method.is_some() && functions {
         return Err(syn::Error::new_spanned(
             &func.sig.ident,
@@ -325,7 +339,26 @@ pub fn derivatives(
         let mut func = func.clone();
         let registration = (!functions).then(|| {
             let register = Ident::new("__ad_register", Span::mixed_site());
-            let const_decls: Vec<&syn::ConstParam> = func.sig.generics.const_params().collect();
+            let const_decls: Vec<TokenStream> = user_params
+                .iter()
+                .map(|t| {
+                    let mut t = (*t).clone();
+                    t.bounds = t
+                        .bounds
+                        .into_iter()
+                        .filter(|b| !matches!(b, syn::TypeParamBound::Lifetime(_)))
+                        .collect();
+                    quote!(#t)
+                })
+                .chain(func.sig.generics.const_params().map(|c| quote!(#c)))
+                .collect();
+            let register_where = crate::generics::late_where(&func.sig.generics, krate);
+            // The primal needs the derivatives' bounds too, to name its instantiation's.
+            for t in &user_params {
+                let predicates =
+                    crate::generics::late_predicates(&func.sig.generics, &t.ident, krate);
+                crate::generics::add_bounds(&mut func.sig.generics, predicates);
+            }
             let preamble: syn::Stmt = syn::parse_quote! {
                 if #krate::__private::registering() {
                     #name::#register::<#(#consts),*>();
@@ -337,7 +370,7 @@ pub fn derivatives(
 
                 /// Registers the derivatives of the instantiation of the function's const
                 /// parameters (at each float type for its type parameters).
-                pub fn #register<#(#const_decls),*>() {
+                pub fn #register<#(#const_decls),*>() #register_where {
                     #krate::__private::register_instantiation(&[#(#entries),*]);
                 }
             }

@@ -43,6 +43,181 @@ pub fn function_params(generics: &syn::Generics) -> Vec<String> {
     names
 }
 
+/// Traits a float type parameter is bounded by in numerics code: a parameter bounded by none but
+/// these (or by nothing) is a scalar, registered at each float type. Any other bound (a user's
+/// `Energy`) makes it a user type's parameter, registered at its first call (decision 14).
+const SCALAR_BOUNDS: &[&str] = &[
+    "Float",
+    "FloatCore",
+    "FloatConst",
+    "Real",
+    "RealField",
+    "ComplexField",
+    "Num",
+    "NumCast",
+    "NumAssign",
+    "NumAssignOps",
+    "NumOps",
+    "Signed",
+    "Zero",
+    "One",
+    "FromPrimitive",
+    "ToPrimitive",
+    "Bounded",
+    "Copy",
+    "Clone",
+    "Debug",
+    "Display",
+    "Default",
+    "PartialEq",
+    "PartialOrd",
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Rem",
+    "Neg",
+    "AddAssign",
+    "SubAssign",
+    "MulAssign",
+    "DivAssign",
+    "RemAssign",
+    "Sum",
+    "Product",
+    "Send",
+    "Sync",
+    "Sized",
+    "From",
+    "Into",
+    "LowerExp",
+    "UpperExp",
+];
+
+/// The traits that make a type parameter a float whatever else bounds it (`T: Float + Wide`).
+const FLOAT_BOUNDS: &[&str] = &["Float", "FloatCore", "Real", "RealField", "ComplexField"];
+
+/// The type parameters of a user's type (`E: Energy`): bound by a trait that is not a float's
+/// nor an operator's, and not by `Fn`, nor by a float trait. The others are scalars.
+pub fn user_type_params(generics: &syn::Generics) -> Vec<String> {
+    let name = |b: &syn::TypeParamBound| match b {
+        syn::TypeParamBound::Trait(t) => t.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    };
+    let functions = function_params(generics);
+    generics
+        .type_params()
+        .filter(|t| !functions.contains(&t.ident.to_string()))
+        .filter(|t| {
+            let inline = t.bounds.iter();
+            let in_where = generics
+                .where_clause
+                .iter()
+                .flat_map(|w| &w.predicates)
+                .filter_map(|p| match p {
+                    syn::WherePredicate::Type(p)
+                        if matches!(&p.bounded_ty, syn::Type::Path(tp) if tp.path.is_ident(&t.ident)) =>
+                    {
+                        Some(p.bounds.iter())
+                    }
+                    _ => None,
+                })
+                .flatten();
+            let names: Vec<String> = inline.chain(in_where).filter_map(name).collect();
+            names.iter().any(|n| !SCALAR_BOUNDS.contains(&n.as_str()))
+                && !names.iter().any(|n| FLOAT_BOUNDS.contains(&n.as_str()))
+        })
+        .map(|t| t.ident.to_string())
+        .collect()
+}
+
+/// The type parameters each instantiation registers itself at (decision 14): every type
+/// parameter of a function with a user type's, none otherwise (scalars are registered at each
+/// float type).
+pub fn late_type_params(generics: &syn::Generics) -> Vec<String> {
+    if user_type_params(generics).is_empty() {
+        return Vec::new();
+    }
+    let functions = function_params(generics);
+    generics
+        .type_params()
+        .map(|t| t.ident.to_string())
+        .filter(|t| !functions.contains(t))
+        .collect()
+}
+
+/// The bounds of a late type parameter in the primal and its registration, as `where`
+/// predicates: a user type's, or `ad::Real` for a scalar.
+pub fn late_predicates(
+    generics: &syn::Generics,
+    ident: &Ident,
+    krate: &TokenStream,
+) -> Vec<syn::WherePredicate> {
+    if user_type_params(generics).contains(&ident.to_string()) {
+        user_type_predicates(ident, krate)
+    } else {
+        vec![syn::parse_quote!(#ident: #krate::Real)]
+    }
+}
+
+/// Adds `predicates` to `generics`, each bound of a type parameter where the user bounds it
+/// already (inline, or in the `where` clause), so that one parameter's bounds stay in one
+/// place; other predicates go to the `where` clause.
+pub fn add_bounds(generics: &mut syn::Generics, predicates: Vec<syn::WherePredicate>) {
+    for p in predicates {
+        let syn::WherePredicate::Type(pt) = &p else {
+            generics.make_where_clause().predicates.push(p);
+            continue;
+        };
+        let ident = match &pt.bounded_ty {
+            syn::Type::Path(tp) if pt.lifetimes.is_none() => tp.path.get_ident().cloned(),
+            _ => None,
+        };
+        let Some(ident) = ident else {
+            generics.make_where_clause().predicates.push(p);
+            continue;
+        };
+        let in_where = generics.where_clause.as_mut().and_then(|w| {
+            w.predicates.iter_mut().find_map(|q| match q {
+                syn::WherePredicate::Type(q)
+                    if matches!(&q.bounded_ty, syn::Type::Path(tp) if tp.path.is_ident(&ident)) =>
+                {
+                    Some(q)
+                }
+                _ => None,
+            })
+        });
+        if let Some(q) = in_where {
+            q.bounds.extend(pt.bounds.iter().cloned());
+        } else if let Some(t) = generics.type_params_mut().find(|t| t.ident == ident) {
+            t.bounds.extend(pt.bounds.iter().cloned());
+        }
+    }
+}
+
+/// The `where` clause of a registration generic over late type parameters: the function's,
+/// with each parameter's bound of the derivatives.
+pub fn late_where(generics: &syn::Generics, krate: &TokenStream) -> TokenStream {
+    if user_type_params(generics).is_empty() {
+        return TokenStream::new();
+    }
+    where_with_real(&without_lifetimes(generics), krate)
+}
+
+/// The bounds a derivative and the primal put on a user type's parameter: what the generated
+/// code of a value of a derived struct needs, passed by value or by reference.
+pub fn user_type_predicates(ident: &Ident, krate: &TokenStream) -> Vec<syn::WherePredicate> {
+    vec![
+        syn::parse_quote!(#ident: #krate::__private::UserType),
+        syn::parse_quote!(for<'__ad_u> &'__ad_u #ident: #krate::Param<
+            Marker = #krate::Ref<#ident>,
+            Shadow = <#ident as #krate::Differentiable>::Tangent,
+            Bar = (),
+            Store = (),
+            Grad = <#ident as #krate::Differentiable>::Tangent,
+        >),
+    ]
+}
+
 /// Whether a parameter's type is a function: a type parameter of [`function_params`] or a
 /// function pointer type `fn(..) -> ..`.
 pub fn is_function_type(ty: &syn::Type, function_params: &[String]) -> bool {
@@ -142,11 +317,18 @@ fn where_with_real(generics: &syn::Generics, krate: &TokenStream) -> TokenStream
         .map(|w| w.predicates.iter().map(|p| quote!(#p)).collect())
         .unwrap_or_default();
     let functions = function_params(generics);
+    let users = user_type_params(generics);
     for t in generics.type_params() {
         let ident = &t.ident;
         if functions.contains(&ident.to_string()) {
             // A function argument, called through the registry by its type.
             predicates.push(quote!(#ident: ::core::marker::Copy + ::core::marker::Send + ::core::marker::Sync + 'static));
+        } else if users.contains(&ident.to_string()) {
+            predicates.extend(
+                user_type_predicates(ident, krate)
+                    .iter()
+                    .map(|p| quote!(#p)),
+            );
         } else {
             predicates.push(quote!(#ident: #krate::Real));
         }
@@ -310,11 +492,32 @@ pub fn loaders(
     loaders: &[&dyn Fn(&TokenStream) -> TokenStream],
     callees: &[TokenStream],
 ) -> (TokenStream, Vec<Vec<TokenStream>>, Vec<Vec<TokenStream>>) {
-    let types: Vec<&Ident> = generics.type_params().map(|t| &t.ident).collect();
-    // Const parameters stay parameters: the loaders of a function with some are made inside
-    // a function generic over them (see `expand::differentiable`).
-    let consts: Vec<&Ident> = generics.const_params().map(|c| &c.ident).collect();
-    let const_decls: Vec<&syn::ConstParam> = generics.const_params().collect();
+    let users = late_type_params(generics);
+    let types: Vec<&Ident> = generics
+        .type_params()
+        .map(|t| &t.ident)
+        .filter(|t| !users.contains(&t.to_string()))
+        .collect();
+    // Const parameters and those of user types stay parameters: the loaders of a function with
+    // some are made inside a function generic over them (see `expand::differentiable`).
+    let user_idents: Vec<&Ident> = generics
+        .type_params()
+        .map(|t| &t.ident)
+        .filter(|t| users.contains(&t.to_string()))
+        .collect();
+    let late: Vec<TokenStream> = user_idents
+        .iter()
+        .map(|t| quote!(#t))
+        .chain(generics.const_params().map(|c| {
+            let ident = &c.ident;
+            quote!(#ident)
+        }))
+        .collect();
+    let late_decls: Vec<TokenStream> = user_idents
+        .iter()
+        .map(|t| quote!(#t))
+        .chain(generics.const_params().map(|c| quote!(#c)))
+        .collect();
     // The turbofish of the function at one instantiation: each type parameter as `at` gives
     // it, each const parameter as itself, in the order declared.
     let turbofish_at = |at: &dyn Fn(&Ident) -> TokenStream| -> TokenStream {
@@ -322,6 +525,10 @@ pub fn loaders(
             .params
             .iter()
             .filter_map(|p| match p {
+                syn::GenericParam::Type(t) if users.contains(&t.ident.to_string()) => {
+                    let ident = &t.ident;
+                    Some(quote!(#ident))
+                }
                 syn::GenericParam::Type(t) => Some(at(&t.ident)),
                 syn::GenericParam::Const(c) => {
                     let ident = &c.ident;
@@ -364,7 +571,7 @@ pub fn loaders(
     let (impl_generics, _, _) = generics.split_for_impl();
     let where_clause = where_with_real(&generics, krate);
     let items = quote! {
-        struct #at<T, #(#const_decls),*>(::core::marker::PhantomData<fn() -> T>);
+        struct #at<T, #(#late_decls),*>(::core::marker::PhantomData<fn() -> (T, #(#user_idents,)*)>);
 
         trait #exact {
             #(fn #methods(&self) -> #loaded;)*
@@ -372,7 +579,7 @@ pub fn loaders(
         }
 
         #[allow(clippy::extra_unused_type_parameters)]
-        impl #impl_generics #exact for #at<(#(#types,)*), #(#consts),*> #where_clause {
+        impl #impl_generics #exact for #at<(#(#types,)*), #(#late),*> #where_clause {
             #(
                 fn #methods(&self) -> #loaded {
                     #bodies
@@ -398,14 +605,14 @@ pub fn loaders(
             )*
         }
 
-        impl<T, #(#const_decls),*> #none for &#at<T, #(#consts),*> {}
+        impl<T, #(#late_decls),*> #none for &#at<T, #(#late),*> {}
     };
     let at_float = |float: &str, methods: &[Ident]| -> Vec<TokenStream> {
         let float = Ident::new(float, Span::call_site());
         let tuple: Vec<&Ident> = types.iter().map(|_| &float).collect();
         methods
             .iter()
-            .map(|m| quote!(|| (&#at::<(#(#tuple,)*), #(#consts),*>(::core::marker::PhantomData)).#m()))
+            .map(|m| quote!(|| (&#at::<(#(#tuple,)*), #(#late),*>(::core::marker::PhantomData)).#m()))
             .collect()
     };
     let instantiations = FLOATS.iter().map(|f| at_float(f, &methods)).collect();

@@ -20,7 +20,7 @@ mod items;
 mod loops;
 mod macros;
 mod matching;
-mod names;
+pub(crate) mod names;
 mod operators;
 mod patterns;
 mod places;
@@ -170,10 +170,13 @@ impl Lower {
         if !matches!(sig.safety, syn::Safety::Default) {
             self.errors.push(err(&sig.safety, "#[differentiable] does not support `unsafe fn`; keep the unsafe code in a function with a #[custom_rule]"));
         }
+        // The scalar type parameters: those of user types are struct types to the body.
+        let users = crate::generics::user_type_params(&sig.generics);
         self.type_params = sig
             .generics
             .type_params()
             .map(|t| t.ident.to_string())
+            .filter(|t| !users.contains(t))
             .collect();
         if let Some(v) = &sig.variadic {
             self.errors.push(err(

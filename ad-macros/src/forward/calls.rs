@@ -128,10 +128,16 @@ impl Forward<'_> {
                         .iter()
                         .zip(lent)
                         .map(|(a, how)| {
-                            (*how == crate::ir::Lent::No)
-                                .then(|| self.types.values.get(&a.0).cloned())
-                                .flatten()
-                                .filter(|t| no_coercion(t, &self.func.generics))
+                            let known = self.types.values.get(&a.0);
+                            let ty = match how {
+                                crate::ir::Lent::No => known.cloned(),
+                                // Lent as `&v[..]`: a shared slice of its elements.
+                                how if how.shared() => known
+                                    .and_then(types::element_type)
+                                    .map(|e| syn::parse_quote!(&[#e])),
+                                _ => None,
+                            };
+                            ty.filter(|t| no_coercion(t, &self.func.generics))
                         })
                         .collect();
                     let arg_literals = args

@@ -171,8 +171,14 @@ pub(super) fn no_coercion(ty: &syn::Type, generics: &syn::Generics) -> bool {
             Some(i) => {
                 NUMBERS.contains(&i.to_string().as_str())
                     || generics.type_params().any(|t| t.ident == *i)
+                    || crate::lower::names::struct_type(ty, &[]).is_some()
             }
-            None => element_type(ty).is_some_and(|e| inner(&e)),
+            // A `Vec` of such, or a struct of the user's (a value of a named type is passed
+            // as it is).
+            None => match element_type(ty) {
+                Some(e) => inner(&e),
+                None => crate::lower::names::struct_type(ty, &[]).is_some(),
+            },
         },
         _ => false,
     }

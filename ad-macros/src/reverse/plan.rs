@@ -12,6 +12,8 @@ impl<'a> Reverse<'a> {
         // so the reverse sweep can read its fields again (a struct held by value may have been
         // moved into a literal's `..s` or a call by then).
         let mut borrowed_reads: std::collections::HashSet<u32> = std::collections::HashSet::new();
+        // Locals bound once to such a read.
+        let mut borrowed_bound: std::collections::HashSet<u32> = std::collections::HashSet::new();
         let insts = self.func.body.all_insts();
         // What code kept as written may change (a macro may write what it reads).
         let written: HashSet<u32> = insts
@@ -203,6 +205,9 @@ impl<'a> Reverse<'a> {
                         if const_reads.contains(&init.0) {
                             const_bound.insert(var.0);
                         }
+                        if borrowed_reads.contains(&init.0) {
+                            borrowed_bound.insert(var.0);
+                        }
                     }
                 }
                 Inst::Read { out, var, .. }
@@ -212,6 +217,9 @@ impl<'a> Reverse<'a> {
                     defs.insert(out.0, bound[&var.0].clone());
                     if const_bound.contains(&var.0) {
                         const_reads.insert(out.0);
+                    }
+                    if borrowed_bound.contains(&var.0) {
+                        borrowed_reads.insert(out.0);
                     }
                 }
                 // An element of a slice or array parameter the function never writes, at an
@@ -224,6 +232,8 @@ impl<'a> Reverse<'a> {
                 } if read_again(*var) => {
                     if let Some(i) = raw(&defs, *index) {
                         defs.insert(out.0, Src::Inline(quote!(#ident[#i])));
+                        // A struct element is lent again in place, not copied.
+                        borrowed_reads.insert(out.0);
                     }
                 }
                 // A named field of a struct the reverse sweep has (a parameter the function never

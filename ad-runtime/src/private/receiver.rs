@@ -117,3 +117,27 @@ impl<E> ElementType for Vec<E> {
 impl<E, const N: usize> ElementType for [E; N] {
     type Type = E;
 }
+
+/// What the derivatives of a function generic over a user's type (`fn total<E: Energy>`) need of
+/// that type, the bound `#[differentiable]` adds to the type parameter: a struct with
+/// `#[derive(ad::Differentiable)]` has it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a type `ad` can differentiate through this generic function",
+    label = "`{Self}` needs `#[derive(ad::Differentiable)]` (and `Clone`)",
+    note = "a function generic over a user's type is differentiated at each type it is called with; that type's values carry derivatives with `#[derive(Clone, ad::Differentiable)]`"
+)]
+pub trait UserType:
+    crate::Differentiable<Tangent: crate::__private::Adjoint>
+    + crate::__private::Tapeable
+    + Clone
+    + 'static
+{
+}
+
+impl<T> UserType for T where
+    T: crate::Differentiable<Tangent: crate::__private::Adjoint>
+        + crate::__private::Tapeable
+        + Clone
+        + 'static
+{
+}
