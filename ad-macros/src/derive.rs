@@ -538,6 +538,69 @@ fn structure(
         }
     };
 
+    // `&mut Name` as a parameter (a `&mut self` receiver): an output written in place, the
+    // kind `ad::SliceMut` of one element, as a `&mut [Name]` of length one is; its tangent a
+    // `&mut` tangent the derivative writes, its gradient the tangent of the value before.
+    let by_mut = {
+        let mut generics = input.generics.clone();
+        generics.params.insert(0, syn::parse_quote!('__ad_r));
+        let (ref_impl, _, _) = generics.split_for_impl();
+        let this = quote!(#name #ty_generics);
+        let t = quote!(<#this as #diff>::Tangent);
+        let vec = quote!(::std::vec::Vec<#t>);
+        let unreachable = quote!(::core::unreachable!(
+            "ad: a `&mut` argument has no scalar coordinates: rules are not converted between modes for it"
+        ));
+        quote! {
+            impl #ref_impl #krate::Param for &'__ad_r mut #this
+            where for<'__ad> #this: ::core::clone::Clone + 'static, #(#predicates),*
+            {
+                type Marker = #krate::SliceMut<#this>;
+                type Shadow = &'__ad_r mut #t;
+                type Bar = &'__ad_r mut #t;
+                type Store = #vec;
+                type Grad = #t;
+                #[inline(always)]
+                fn into_ref<'__ad_s>(self) -> &'__ad_s mut [#this] where Self: '__ad_s {
+                    ::core::slice::from_mut(self)
+                }
+                #[inline(always)]
+                fn shadow_into<'__ad_s>(shadow: &'__ad_r mut #t) -> &'__ad_s mut [#t] where Self: '__ad_s {
+                    ::core::slice::from_mut(shadow)
+                }
+                #[inline(always)]
+                fn dup_in<'__ad_s>(self, store: &'__ad_s mut #vec) -> #krate::DupMut<'__ad_s, #this> where Self: '__ad_s {
+                    #krate::DupMut { value: ::core::slice::from_mut(self), adjoint: store }
+                }
+                fn store(&self) -> #vec { ::std::vec![#diff::zero_tangent(&**self)] }
+                fn empty_store() -> #vec { ::std::vec::Vec::new() }
+                fn store_from(bar: &&'__ad_r mut #t) -> #vec { ::std::vec![::core::clone::Clone::clone(&**bar)] }
+                fn store_into(store: #vec, bar: &'__ad_r mut #t) {
+                    if let ::core::option::Option::Some(v) = store.into_iter().next() {
+                        *bar = v;
+                    }
+                }
+                fn grad(_: #krate::NoTangent, store: #vec) -> #t {
+                    store.into_iter().next().unwrap_or_else(#krate::ShapelessZero::shapeless_zero)
+                }
+                fn zero_adj(&self) -> #krate::NoTangent { #krate::NoTangent }
+                fn check_shadow(&self, shadow: &&'__ad_r mut #t) -> ::core::result::Result<(), #krate::ShapeMismatch> {
+                    #diff::check_tangent(&**self, &**shadow)
+                }
+                fn try_clone(&self) -> ::core::option::Option<Self> { ::core::option::Option::None }
+                fn scratch(&self) -> ::core::option::Option<Self> {
+                    ::core::option::Option::Some(::std::boxed::Box::leak(::std::boxed::Box::new(::core::clone::Clone::clone(&**self))))
+                }
+                fn shadow_dim(&self) -> usize { #unreachable }
+                fn unit_shadow(&self, _: usize) -> &'__ad_r mut #t { #unreachable }
+                fn zero_shadow(&self) -> &'__ad_r mut #t { #unreachable }
+                fn adj_dim(_: &#krate::NoTangent) -> usize { #unreachable }
+                fn dot(_: &#krate::NoTangent, _: &&'__ad_r mut #t) -> f64 { #unreachable }
+                fn set_adj(_: &mut #krate::NoTangent, _: usize, _: f64) { #unreachable }
+            }
+        }
+    };
+
     // A step along the tangent, field by field; the fields without a derivative stay.
     let step = {
         let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
@@ -602,6 +665,7 @@ fn structure(
             #tapeable
             #own_zero
             #by_ref
+            #by_mut
             #field_types
             #step
         };

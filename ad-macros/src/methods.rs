@@ -4,12 +4,14 @@
 //!
 //! The block stays as written. For each method with a body, the macro differentiates a free
 //! function of the same signature in which the receiver is a parameter (`&self` becomes
-//! `__ad_self: &Spring`, `self` a `Spring` by value) and `Self` is the block's type; the
+//! `__ad_self: &Spring`, `self` a `Spring` by value, `&mut self` an output slice of one
+//! element, `__ad_selfs: &mut [Spring]`) and `Self` is the block's type; the
 //! derivatives and their registration stand outside the block, beside it.
 
 use crate::expand::{Method, derivatives};
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
-use quote::{ToTokens, quote};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{FnArg, ImplItem, ItemFn, ItemImpl};
 
 pub fn differentiable_impl(args: TokenStream, block: ItemImpl) -> syn::Result<TokenStream> {
@@ -63,57 +65,118 @@ fn free_function(
     // A generic block's parameters are the function's (`impl<T: Float> Params<T>`).
     sig.generics = generics.clone();
     let mut receiver_span = None;
+    let mut mut_receiver = false;
     if let Some(FnArg::Receiver(r)) = sig.inputs.first() {
-        let by_ref = match &r.kind {
-            syn::ReceiverKind::Value => false,
-            syn::ReceiverKind::Reference(_, _, None) => true,
-            syn::ReceiverKind::Reference(_, _, Some(_)) => {
-                return Err(syn::Error::new_spanned(
-                    r,
-                    "#[differentiable] does not differentiate methods that take `&mut self` yet: return the new value instead, or write a free function",
-                ));
-            }
+        let kind = match &r.kind {
+            syn::ReceiverKind::Value => Receiver::Value,
+            syn::ReceiverKind::Reference(_, _, None) => Receiver::Ref,
+            syn::ReceiverKind::Reference(_, _, Some(_)) => Receiver::Mut,
             _ => {
                 return Err(syn::Error::new_spanned(
                     r,
-                    "#[differentiable] differentiates methods that take `self` or `&self`; write a free function for this receiver",
+                    "#[differentiable] differentiates methods that take `self`, `&self` or `&mut self`; write a free function for this receiver",
                 ));
             }
         };
         let span = r.self_token.span;
         receiver_span = Some(span);
-        let ident = syn::Ident::new("__ad_self", span);
-        let ty: syn::Type = if by_ref {
-            syn::parse_quote!(&#self_ty)
-        } else {
-            syn::parse_quote!(#self_ty)
+        let arg: FnArg = match kind {
+            Receiver::Ref => {
+                let ident = syn::Ident::new("__ad_self", span);
+                syn::parse_quote!(#ident: &#self_ty)
+            }
+            Receiver::Value => {
+                let ident = syn::Ident::new("__ad_self", span);
+                let m = r.mutability;
+                syn::parse_quote!(#m #ident: #self_ty)
+            }
+            // The receiver an output of one element, as `&mut [T]` is; the body works on a
+            // copy it writes back at the end (see `mut_body`).
+            Receiver::Mut => {
+                let ident = syn::Ident::new("__ad_selfs", span);
+                mut_receiver = true;
+                syn::parse_quote!(#ident: &mut [#self_ty])
+            }
         };
-        let m = (!by_ref).then_some(r.mutability).flatten();
-        let arg: FnArg = syn::parse_quote!(#m #ident: #ty);
         let rest: Vec<FnArg> = sig.inputs.iter().skip(1).cloned().collect();
         sig.inputs = std::iter::once(arg).chain(rest).collect();
     }
-    let sig_tokens = replace(sig.to_token_stream(), self_ty, receiver_span);
-    let body = replace(method.block.to_token_stream(), self_ty, receiver_span);
+    let sig_tokens = replace(sig.to_token_stream(), self_ty, receiver_span, false);
+    let mut body = replace(
+        method.block.to_token_stream(),
+        self_ty,
+        receiver_span,
+        mut_receiver,
+    );
+    if mut_receiver {
+        body = mut_body(body, self_ty, &sig.output, method.block.span());
+    }
     let attrs = &method.attrs;
     syn::parse2(quote!(#(#attrs)* #sig_tokens #body))
 }
 
+/// The kinds of receiver a differentiable method takes.
+enum Receiver {
+    Value,
+    Ref,
+    Mut,
+}
+
+/// The body of a `&mut self` method as the free function's: the receiver copied out of its
+/// one-element slice, the method's body run on the copy as a labelled block (its `return`s
+/// already written as breaks out of it), the copy written back, the block's value returned.
+/// The derivative sees an ordinary local struct, read and written, and one write of a whole
+/// element to an output slice, which both modes take as they take `&mut [T]` outputs.
+fn mut_body(
+    body: TokenStream,
+    self_ty: &syn::Type,
+    output: &syn::ReturnType,
+    span: Span,
+) -> TokenStream {
+    let this = syn::Ident::new("__ad_self", span);
+    let these = syn::Ident::new("__ad_selfs", span);
+    let result = match output {
+        syn::ReturnType::Default => quote!(()),
+        syn::ReturnType::Type(_, ty) => replace(ty.to_token_stream(), self_ty, None, false),
+    };
+    quote_spanned! {span=> {
+        let mut #this: #self_ty = #these[0].clone();
+        let __ad_result: #result = '__ad_body: #body;
+        #these[0] = #this;
+        __ad_result
+    }}
+}
+
 /// `tokens` with `Self` written as the block's type and, for a method with a receiver, `self`
-/// as `__ad_self`.
-fn replace(tokens: TokenStream, self_ty: &syn::Type, receiver: Option<Span>) -> TokenStream {
+/// as `__ad_self`; with `returns`, each `return` as a break out of the labelled block
+/// `'__ad_body` (a `return` inside a closure or a nested item, which that break cannot leave,
+/// is then rustc's error at the `return`, never a different program).
+fn replace(
+    tokens: TokenStream,
+    self_ty: &syn::Type,
+    receiver: Option<Span>,
+    returns: bool,
+) -> TokenStream {
     tokens
         .into_iter()
         .flat_map(|t| -> Vec<TokenTree> {
             match t {
                 TokenTree::Group(g) => {
-                    let mut inner =
-                        Group::new(g.delimiter(), replace(g.stream(), self_ty, receiver));
+                    let mut inner = Group::new(
+                        g.delimiter(),
+                        replace(g.stream(), self_ty, receiver, returns),
+                    );
                     inner.set_span(g.span());
                     vec![TokenTree::Group(inner)]
                 }
                 TokenTree::Ident(i) if i == "Self" => {
                     self_ty.to_token_stream().into_iter().collect()
+                }
+                TokenTree::Ident(i) if returns && i == "return" => {
+                    let label = syn::Lifetime::new("'__ad_body", i.span());
+                    quote_spanned!(i.span()=> break #label)
+                        .into_iter()
+                        .collect()
                 }
                 TokenTree::Ident(i) if i == "self" => match receiver {
                     // At the token's own span, so that an error in the body points there.

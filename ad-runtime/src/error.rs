@@ -87,7 +87,7 @@ impl fmt::Display for Error {
                 caller,
                 location,
             } => {
-                let short = function.rsplit("::").next().unwrap_or(function);
+                let short = short_name(function);
                 write!(
                     f,
                     "no {mode} derivative for `{function}`, called from `{caller}` at {location}\n\
@@ -149,7 +149,7 @@ impl fmt::Display for Error {
                 caller,
                 location,
             } => {
-                let short = function.rsplit("::").next().unwrap_or(function);
+                let short = short_name(function);
                 write!(
                     f,
                     "no {mode} derivative for `{function}`, called from `{caller}` at {location}: \
@@ -177,3 +177,33 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// A function's name as a user writes it in the module it lives in: its last segment, or for
+/// a method from the type on (`Wheel::brake` of `model::Wheel::brake`; modules are named in
+/// snake case, types in camel case).
+fn short_name(function: &str) -> &str {
+    let mut at = 0;
+    for segment in function.split("::") {
+        if segment.starts_with(|c: char| c.is_ascii_uppercase() || c == '<') {
+            return &function[at..];
+        }
+        at += segment.len() + 2;
+    }
+    function.rsplit("::").next().unwrap_or(function)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_name;
+
+    #[test]
+    fn short_names_keep_the_type_of_a_method() {
+        assert_eq!(short_name("model::layers::softplus"), "softplus");
+        assert_eq!(short_name("model::Wheel::brake"), "Wheel::brake");
+        assert_eq!(
+            short_name("<model::Spring as model::Energy>::energy"),
+            "<model::Spring as model::Energy>::energy"
+        );
+        assert_eq!(short_name("sq"), "sq");
+    }
+}

@@ -54,7 +54,22 @@ impl Lower {
         let of_struct = self
             .local_var(recv)
             .is_some_and(|(var, _)| self.struct_type_of(var).is_some());
-        if !field && !of_struct {
+        // `v[i].clone()` of a sequence declared with a struct element type.
+        let element = match recv {
+            Expr::Index(ix) if !matches!(&*ix.index, Expr::Range(_)) => {
+                self.local_var(&ix.expr).is_some_and(|(var, _)| {
+                    self.vars[var.0 as usize]
+                        .ty
+                        .as_ref()
+                        .and_then(crate::forward::types::element_type)
+                        .is_some_and(|t| {
+                            crate::lower::names::struct_type(&t, &self.type_params).is_some()
+                        })
+                })
+            }
+            _ => false,
+        };
+        if !field && !of_struct && !element {
             return None;
         }
         let v = self.expr(recv, out);

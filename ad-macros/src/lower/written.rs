@@ -114,9 +114,16 @@ pub fn passed(
         return value;
     }
     let holes = (0..arity).map(|_| quote!(_));
+    // At the method's name, where an error about its receiver belongs.
+    let span = callee
+        .clone()
+        .into_iter()
+        .last()
+        .map_or_else(proc_macro2::Span::call_site, |t| t.span());
+    let pass = quote::quote_spanned!(span=> pass);
     quote!({
-        use #krate::__private::{ByRef as _, ByValue as _};
-        (&#krate::__private::Receiver::<_, (#(#holes,)*)>::of(&#callee)).pass(#value)
+        use #krate::__private::{ByMut as _, ByRef as _, ByValue as _};
+        (&#krate::__private::Receiver::<_, (#(#holes,)*)>::of(&#callee)).#pass(#value)
     })
 }
 

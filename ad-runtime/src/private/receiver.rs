@@ -6,7 +6,8 @@
 //! receiver is given as a reference (`&s`, the derivative's own value of `s`) to
 //! [`Receiver<F, A>`], with `F` the method and `A` a tuple of as many holes as it has
 //! parameters: method resolution finds [`ByRef::pass`] (the reference itself) where `F` takes
-//! a reference first, and, by autoref, [`ByValue::pass`] (a clone) where it takes a value.
+//! a reference first, and, by autoref, [`ByValue::pass`] (a clone) where it takes a value;
+//! [`ByMut::pass`], found last, is a compile error at a `&mut self` method's call.
 //! Generated code brings both traits into scope, unnamed.
 
 use core::marker::PhantomData;
@@ -32,6 +33,24 @@ pub trait ByValue<T> {
     fn pass(&self, receiver: &T) -> T;
 }
 
+/// [`Receiver`] of a method that takes `&mut self`, which a differentiable body does not call
+/// yet: found after the other two, its bound says so at the call.
+pub trait ByMut<'a, T> {
+    /// Never runs: its return type is the method's, so that the bound is the only error.
+    #[allow(clippy::mut_from_ref)]
+    fn pass(&mut self, receiver: &'a T) -> &'a mut T
+    where
+        T: MutReceiverCall;
+}
+
+/// See [`ByMut`]: implemented by no type.
+#[diagnostic::on_unimplemented(
+    message = "#[differentiable] does not differentiate calls of `&mut self` methods inside a body yet",
+    label = "this method takes `&mut self`",
+    note = "differentiate the `&mut self` method itself as an entry point (`ad::grad(Type::method, (&mut value, ..))`), and inside a body call a method that returns the new value (`fn stepped(&self, ..) -> Self`) or takes `&self`"
+)]
+pub trait MutReceiverCall {}
+
 macro_rules! receiver_impls {
     ($($A:ident),*) => {
         impl<'a, F, R, T: 'a, $($A),*> ByRef<'a, T> for Receiver<F, (&'a T, $($A,)*)>
@@ -41,6 +60,19 @@ macro_rules! receiver_impls {
             #[inline(always)]
             fn pass(&self, receiver: &'a T) -> &'a T {
                 receiver
+            }
+        }
+
+        impl<'a, F, R, T: 'a, $($A),*> ByMut<'a, T> for &Receiver<F, (&'a mut T, $($A,)*)>
+        where
+            F: Fn(&'a mut T, $($A),*) -> R,
+        {
+            fn pass(&mut self, _: &'a T) -> &'a mut T
+            where
+                T: MutReceiverCall,
+            {
+                // No type has the bound: a program that calls this does not compile.
+                ::core::unreachable!("ad: `MutReceiverCall` has no implementations")
             }
         }
 
