@@ -641,7 +641,10 @@ fn structure(
             }
             syn::Member::Unnamed(_) => None,
         });
-        quote!(#(#impls)*)
+        quote! {
+            #(#impls)*
+            impl #impl_generics #krate::__private::DerivedStruct for #name #ty_generics #where_clause {}
+        }
     };
 
     Ok(quote! {

@@ -345,6 +345,27 @@ impl Lower {
         let mut functions = Vec::new();
         for a in written {
             functions.push(self.function_argument(a));
+            // A field of a struct passed by reference (`f(&s.inner)`): read in place and lent,
+            // as the receiver of a method called on it is.
+            if let Some((field, ty)) = self.field_by_ref(a) {
+                let krate = &self.krate;
+                // At the argument, where the error about its type belongs.
+                let ty = crate::expand::respan(&ty.to_token_stream(), a.span());
+                let check = quote::quote_spanned! {a.span()=>
+                    let _: fn() = #krate::__private::lent_field::<#ty>;
+                };
+                out.push(Inst::Verbatim {
+                    tokens: check,
+                    reads: Vec::new(),
+                    may_write: false,
+                    item: false,
+                });
+                let v = self.expr(field, out);
+                self.values[v.0 as usize].place = true;
+                lent.push(Lent::Ref);
+                args.push(v);
+                continue;
+            }
             let taken = self.lent_arg(a, out);
             lent.push(taken.as_ref().map_or(Lent::No, |(_, _, l)| *l));
             let whole = taken.map(|(var, ident, _)| (var, ident)).or_else(|| {

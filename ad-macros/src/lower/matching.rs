@@ -49,7 +49,11 @@ pub(super) struct Subject {
 impl Lower {
     /// `match` as `if`s: its value, if its arms have one.
     pub(super) fn match_expr(&mut self, m: &syn::ExprMatch, out: &mut Vec<Inst>) -> Option<Value> {
-        let subject = self.subject(&m.expr, out);
+        let subject = if m.arms.iter().any(|a| has_integer(&a.pat)) {
+            self.integer_subject(&m.expr, out)
+        } else {
+            self.subject(&m.expr, out)
+        };
         let arms: Vec<Arm> = m
             .arms
             .iter()
@@ -188,6 +192,42 @@ impl Lower {
                 (var, ident)
             }
         };
+        Subject { var, ident, index }
+    }
+
+    /// The subject of a `match` with an arm that compares it with an integer (`0 => ..`,
+    /// `1..=3 => ..`), which rustc accepts only on an integer: a value without derivative,
+    /// computed as written (`s.n` of a field the macro cannot see the type of, `bucket(x)` of
+    /// a function returning `i32`).
+    fn integer_subject(&mut self, e: &Expr, out: &mut Vec<Inst>) -> Subject {
+        let tokens = e.to_token_stream();
+        let reads = self.reads_of(&tokens);
+        let may_write = super::verbatim::may_write(&tokens);
+        self.mark_pending(&reads, may_write);
+        let value = self.value(e.span());
+        out.push(Inst::Opaque {
+            out: value,
+            tokens: tokens.clone(),
+            reads,
+            may_write,
+            only_inactive: None,
+        });
+        let index = self.scrutinees.len();
+        self.scrutinees.push(Scrutinee {
+            value,
+            tokens,
+            var: None,
+            without_derivative: None,
+        });
+        let ident = Ident::new(
+            &format!("__ad_match{}", self.vars.len()),
+            Span::mixed_site(),
+        );
+        let var = self.new_var(ident.clone(), None, false);
+        out.push(Inst::Let {
+            var,
+            init: Some(value),
+        });
         Subject { var, ident, index }
     }
 
@@ -620,13 +660,13 @@ fn has_integer(pat: &Pat) -> bool {
         matches!(
             e,
             Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Int(_),
+                lit: syn::Lit::Int(i),
                 ..
-            })
+            }) if !matches!(i.suffix(), "f32" | "f64")
         )
     };
     match pat {
-        Pat::Lit(l) => matches!(l.lit, syn::Lit::Int(_)),
+        Pat::Lit(l) => matches!(&l.lit, syn::Lit::Int(i) if !matches!(i.suffix(), "f32" | "f64")),
         Pat::Range(r) => r.start.as_deref().is_some_and(int) || r.end.as_deref().is_some_and(int),
         Pat::Ident(p) => p.subpat.as_ref().is_some_and(|(_, s)| has_integer(s)),
         Pat::Or(o) => o.cases.iter().any(has_integer),

@@ -170,6 +170,22 @@ impl Lower {
         })
     }
 
+    /// `&s.inner` (also nested, `&self.a.b`): a named field of a struct whose type the body
+    /// names, passed by reference; the field read in place.
+    pub(super) fn field_by_ref<'e>(&mut self, a: &'e Expr) -> Option<(&'e Expr, Type)> {
+        let Expr::Reference(r) = a else {
+            return None;
+        };
+        let Expr::Field(f) = &*r.expr else {
+            return None;
+        };
+        if r.mutability.is_some() || !matches!(f.member, syn::Member::Named(_)) {
+            return None;
+        }
+        let ty = self.receiver_type(&r.expr)?;
+        Some((&r.expr, ty))
+    }
+
     /// A struct passed by reference: `&s` of a variable of a struct type, or a `&Model`
     /// parameter as it is (the derivative holds a copy of the struct it refers to).
     pub(super) fn struct_by_ref(&mut self, a: &Expr) -> Option<(Var, Ident)> {

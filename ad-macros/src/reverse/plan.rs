@@ -657,6 +657,15 @@ impl<'a> Reverse<'a> {
             Src::Elem { ident, name, .. } => quote!(#ident[#name]),
             Src::Inline(tokens) => tokens.clone(),
             Src::Same(j) => self.field(out, *j, r),
+            // An integer literal is an operand of integer arithmetic (rustc has no float
+            // arithmetic with one), whose adjoint is `NoTangent`: it is typed by the other
+            // operand, as written.
+            Src::Literal(tokens)
+                if syn::parse2::<syn::LitInt>(tokens.clone())
+                    .is_ok_and(|l| !matches!(l.suffix(), "f32" | "f64")) =>
+            {
+                tokens.clone()
+            }
             Src::Literal(tokens) => {
                 let krate = self.krate;
                 let g = hyg("__g");

@@ -137,6 +137,19 @@ pub trait FieldType<const H: u64> {
     type Type;
 }
 
+/// A struct with `#[derive(ad::Differentiable)]`: what a field passed on by reference
+/// (`f(&s.inner)`) must be, checked by [`lent_field`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is passed by reference as a field of a struct, which `ad` lends only where the field is a struct with `#[derive(ad::Differentiable)]`",
+    label = "a field of type `{Self}` lent by reference",
+    note = "copy a `Vec`, array or float field first and lend the copy (`let w = s.w.clone(); f(&w)`), or pass the struct itself"
+)]
+pub trait DerivedStruct {}
+
+/// Checks, where generated code lends a field by reference, that its type `T` is a derived
+/// struct; never called.
+pub fn lent_field<T: DerivedStruct + ?Sized>() {}
+
 /// The element type of a field read by index (`self.layers[i]`).
 pub trait ElementType {
     type Type;
