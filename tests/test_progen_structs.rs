@@ -167,3 +167,39 @@ fn a_match_on_an_integer_call_result() {
         assert_eq!(ad::jvp(by_bucket, (x,), (1.0,)).1, want);
     }
 }
+
+/// Integer subjects that read a mutable view and call a method: the view and the method call
+/// stay what they are in the derivative (E0425 and "cannot keep this as it is", found by the
+/// generator while the change above was made).
+#[differentiable]
+fn view_and_method_subjects(y: &mut [f64], s: &Cell, x: f64) -> f64 {
+    let row = &mut y[0..2];
+    row[0] = x;
+    let a = match ((row[0].abs() * 2.0) as usize) % 3 {
+        0 => x,
+        _ => x * x,
+    };
+    let b = match (s.inner.scaled(x).abs() as usize) % 2 {
+        0 => s.x,
+        _ => 2.0 * s.x,
+    };
+    a + b
+}
+
+#[test]
+fn integer_subjects_that_read_a_view_and_call_a_method() {
+    // x = 0.25: row[0] 0.25 gives 0 (a = x); s.inner.scaled(x) = 0.5 x gives 0 (b = s.x).
+    // x = 1.25: 2 (a = x^2); 0.625 gives 0 (b = s.x).
+    for (x, dx) in [(0.25, 1.0), (1.25, 2.5)] {
+        let s = cell(1.5, 0, 0.5);
+        let mut y = [0.0; 2];
+        let mut y_bar = [0.0; 2];
+        let (_, (_, gs, gx)) = ad::vjp_into(
+            view_and_method_subjects,
+            (&mut y[..], &s, x),
+            (&mut y_bar[..], (), ()),
+            1.0,
+        );
+        assert_eq!((gs.x, gs.inner.w, gx), (1.0, 0.0, dx), "x = {x}");
+    }
+}

@@ -49,7 +49,12 @@ pub(super) struct Subject {
 impl Lower {
     /// `match` as `if`s: its value, if its arms have one.
     pub(super) fn match_expr(&mut self, m: &syn::ExprMatch, out: &mut Vec<Inst>) -> Option<Value> {
-        let subject = if m.arms.iter().any(|a| has_integer(&a.pat)) {
+        // Kept as written where that can change nothing (a method call may take `&mut self`):
+        // otherwise the subject is lowered, and an integer it computes from a float is a cast,
+        // without derivative already.
+        let subject = if m.arms.iter().any(|a| has_integer(&a.pat))
+            && !super::verbatim::may_write(&m.expr.to_token_stream())
+        {
             self.integer_subject(&m.expr, out)
         } else {
             self.subject(&m.expr, out)
@@ -200,22 +205,11 @@ impl Lower {
     /// computed as written (`s.n` of a field the macro cannot see the type of, `bucket(x)` of
     /// a function returning `i32`).
     fn integer_subject(&mut self, e: &Expr, out: &mut Vec<Inst>) -> Subject {
-        let tokens = e.to_token_stream();
-        let reads = self.reads_of(&tokens);
-        let may_write = super::verbatim::may_write(&tokens);
-        self.mark_pending(&reads, may_write);
-        let value = self.value(e.span());
-        out.push(Inst::Opaque {
-            out: value,
-            tokens: tokens.clone(),
-            reads,
-            may_write,
-            only_inactive: None,
-        });
+        let value = self.verbatim(e, out, None);
         let index = self.scrutinees.len();
         self.scrutinees.push(Scrutinee {
             value,
-            tokens,
+            tokens: e.to_token_stream(),
             var: None,
             without_derivative: None,
         });

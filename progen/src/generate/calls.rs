@@ -188,7 +188,7 @@ impl Gen<'_> {
         for p in params {
             args.push(match p.ty {
                 Ty::F => Arg::F(self.fe_capped(d, PARAM_CAP).0),
-                Ty::U(hi) => Arg::U(self.value_index(hi + 1)),
+                Ty::U(hi) => Arg::U(self.index(hi + 1)),
                 Ty::Slice(n) => self.slice_arg(n)?,
                 Ty::Arr(n) => {
                     let refs: Vec<String> = self

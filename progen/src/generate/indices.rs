@@ -42,27 +42,10 @@ pub(super) fn irange(ie: &IE, g: &Gen) -> (usize, usize) {
 }
 
 impl Gen<'_> {
-    /// Some index expression, of any range (for conditions).
+    /// Some index expression, of any range (for conditions and the subjects of `match`es,
+    /// an integer field of a struct among them: `match s.n { 0 => .., _ => .. }`).
     pub(super) fn any_index(&mut self, d: usize) -> IE {
-        self.any_index_of(d, true)
-    }
-
-    /// Some index expression for the scrutinee of a `match`: not an integer field of a struct.
-    /// `match s.n { 0 => .., _ => .. }` does not compile under the macro: "does not support the
-    /// pattern `0` on a value that carries a derivative: it compares the value with an
-    /// integer" (the macro does not see the field's type; `let k: usize = s.n;` first
-    /// compiles, and so does `match (s.n, 1usize)`).
-    pub(super) fn scrutinee_index(&mut self, d: usize) -> IE {
-        self.any_index_of(d, false)
-    }
-
-    fn any_index_of(&mut self, d: usize, fields: bool) -> IE {
-        let ints: Vec<IVar> = self
-            .ints
-            .iter()
-            .filter(|i| fields || !i.name.contains('.'))
-            .cloned()
-            .collect();
+        let ints: Vec<IVar> = self.ints.clone();
         if self.generic && ints.is_empty() {
             return IE::Lit(self.rng.range(0, 5));
         }

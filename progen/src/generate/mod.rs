@@ -123,11 +123,7 @@ struct SVar {
     is_ref: bool,
     /// Its fields are written (`s.x = ..`): not captured by closures bound by `let`.
     mutable: bool,
-    /// A variable (or `self`), not a field of one: lent by reference and passed to a method
-    /// by path. `&s.inner` does not compile under the macro ("does not support a reference
-    /// that reads `s`, which carries a derivative"; the README lists `&b` of a variable and
-    /// `m` of a `&Model` parameter), in an argument or as `S0::m(&s.inner, x)`; a method
-    /// called on it, `s.inner.m(x)`, does.
+    /// A variable (or `self`), not a field of one.
     top: bool,
 }
 

@@ -205,7 +205,7 @@ impl Gen<'_> {
             30 => self.let_struct(out),
             _ => {
                 let name = self.fresh("md");
-                let i = self.scrutinee_index(1);
+                let i = self.any_index(1);
                 self.modes.push(name.clone());
                 out.push(Stmt::LetMode(name, i));
             }
@@ -445,7 +445,7 @@ impl Gen<'_> {
             .weighted(&[4, 2, if self.modes.is_empty() { 0 } else { 3 }]);
         match kind {
             1 => {
-                let (a, b) = (self.scrutinee_index(d), self.scrutinee_index(d));
+                let (a, b) = (self.any_index(d), self.any_index(d));
                 let mut pats = Vec::new();
                 for k in 0..self.rng.range(1, 3) {
                     let part =
@@ -489,7 +489,7 @@ impl Gen<'_> {
                 (Scrut::Mode(m), pats)
             }
             _ => {
-                let scrutinee = self.scrutinee_index(d);
+                let scrutinee = self.any_index(d);
                 let all = [Pat::Lit(0), Pat::Or(1, 2), Pat::Range(3, 5)];
                 let n = self.rng.range(1, 3);
                 let mut pats = all[..n].to_vec();
@@ -631,7 +631,7 @@ impl Gen<'_> {
                 OptInit::Float(e)
             } else {
                 let hi = self.rng.range(1, 4);
-                let ie = self.value_index(hi + 1);
+                let ie = self.index(hi + 1);
                 range = irange(&ie, self);
                 OptInit::Index(ie)
             };

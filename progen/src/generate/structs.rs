@@ -51,34 +51,7 @@ pub fn struct_defs(seed: u64) -> Vec<StructDef> {
     defs
 }
 
-/// Whether an index expression reads an integer field of a struct (`s.n`).
-fn reads_field_int(ie: &IE) -> bool {
-    match ie {
-        IE::Var(v) => v.contains('.'),
-        IE::Add(a, b) | IE::Sub(a, b) | IE::Mul(a, b) => reads_field_int(a) || reads_field_int(b),
-        IE::Div(a, _) | IE::Rem(a, _) => reads_field_int(a),
-        IE::Lit(_) | IE::Len(_) | IE::FromFloat(_) => false,
-    }
-}
-
 impl Gen<'_> {
-    /// An index in `0..len` for a place that takes it as a value: an argument, a field of a
-    /// struct literal, the `Some` of an `Option<usize>`. Not arithmetic that reads an integer
-    /// field of a struct (`s.n` alone is fine): the macro takes `(s.n + 1) % 2` for a value
-    /// with a derivative there, and `f(x, (s.n + 1) % 2)`, `P { x, n: (s.n + 1) % 2 }`,
-    /// `Some((s.n + 1) % 2)` and `((s.n + 1) % 2) as f64` do not compile (E0308 "expected
-    /// `NoTangent`, found integer" and E0277 "`NoTangent` is not a scalar that
-    /// `#[differentiable]` code can compute with", at the attribute); as an index, a bound,
-    /// in a condition or in a `let` with a type it compiles.
-    pub(super) fn value_index(&mut self, len: usize) -> IE {
-        let ie = self.index(len);
-        if !matches!(ie, IE::Var(_)) && reads_field_int(&ie) {
-            IE::Lit(self.rng.below(len))
-        } else {
-            ie
-        }
-    }
-
     /// Structs are generated in functions over `f64` only (not over `f32`, not generic).
     pub(super) fn structs_ok(&self) -> bool {
         !self.generic && !self.single && !self.structs.is_empty()
@@ -202,7 +175,7 @@ impl Gen<'_> {
                         fields.push((name.clone(), FInit::F(e)));
                     }
                     FieldTy::U(hi) if self.rng.chance(0.4) => {
-                        fields.push((name.clone(), FInit::U(self.value_index(hi + 1))));
+                        fields.push((name.clone(), FInit::U(self.index(hi + 1))));
                     }
                     FieldTy::F | FieldTy::U(_) => {}
                     _ if self.rng.chance(0.3) => {
@@ -261,7 +234,7 @@ impl Gen<'_> {
                 };
                 FInit::Arr(init, vec)
             }
-            FieldTy::U(hi) => FInit::U(self.value_index(hi + 1)),
+            FieldTy::U(hi) => FInit::U(self.index(hi + 1)),
             FieldTy::Struct(j) => match self.struct_value(j, d.saturating_sub(1)) {
                 Some(a) => FInit::S(a),
                 None => FInit::S(SArg::Lit(Box::new(self.struct_lit(j, 0)))),
@@ -305,7 +278,7 @@ impl Gen<'_> {
             return false;
         }
         if by_ref {
-            self.svars.iter().any(|v| v.def == def && v.top)
+            self.svars.iter().any(|v| v.def == def)
         } else {
             self.svars.iter().any(|v| v.def == def)
                 || !self.kept_as_is()
@@ -314,7 +287,8 @@ impl Gen<'_> {
     }
 
     /// An argument for a parameter of struct `def`: by reference a struct variable in scope
-    /// (`&s`, or `r` of a `&S` parameter as it is), by value a clone or a literal.
+    /// or a field of one (`&s`, `&s.inner`, or `r` of a `&S` parameter as it is), by value a
+    /// clone or a literal.
     pub(super) fn struct_arg(&mut self, def: usize, by_ref: bool, d: usize) -> Option<SArg> {
         if !by_ref {
             return self.struct_value(def, d);
@@ -322,7 +296,7 @@ impl Gen<'_> {
         let c: Vec<SVar> = self
             .svars
             .iter()
-            .filter(|v| v.def == def && v.top)
+            .filter(|v| v.def == def)
             .cloned()
             .collect();
         if c.is_empty() {
@@ -340,9 +314,8 @@ impl Gen<'_> {
     /// here (see `method_call`).
     fn receiver_ok(&self, def: usize, by_ref: bool) -> bool {
         let any = self.svars.iter().any(|v| v.def == def);
-        let top = self.svars.iter().any(|v| v.def == def && v.top);
         if by_ref {
-            (any && !self.kept_as_is()) || top
+            any
         } else {
             self.struct_fillable(def, false)
         }
@@ -400,14 +373,13 @@ impl Gen<'_> {
             .filter(|v| v.def == def)
             .cloned()
             .collect();
-        let tops: Vec<SVar> = recvs.iter().filter(|v| v.top).cloned().collect();
         let dot = !recvs.is_empty() && !self.kept_as_is();
         if by_ref {
-            return if dot && (tops.is_empty() || self.rng.chance(0.7)) {
+            return if dot && self.rng.chance(0.7) {
                 let v = self.rng.pick(&recvs).clone();
                 Some((SArg::Place(v.path), MForm::Dot))
-            } else if !tops.is_empty() {
-                let v = self.rng.pick(&tops).clone();
+            } else if !recvs.is_empty() {
+                let v = self.rng.pick(&recvs).clone();
                 let recv = if v.is_ref {
                     SArg::Place(v.path)
                 } else {
