@@ -203,3 +203,76 @@ fn integer_subjects_that_read_a_view_and_call_a_method() {
         assert_eq!((gs.x, gs.inner.w, gx), (1.0, 0.0, dx), "x = {x}");
     }
 }
+
+/// 23: a method called with `.` in a condition, on and with values bound without `mut`,
+/// which nothing can change ("cannot keep this as it is: it may change `x`" before).
+#[differentiable]
+fn method_in_condition(s: &Cell, x: f64) -> f64 {
+    if x < s.inner.scaled(x) {
+        s.x * x
+    } else {
+        assert!(x >= s.inner.scaled(x), "{}", s.inner.scaled(x));
+        s.x + x
+    }
+}
+
+#[test]
+fn a_method_called_in_a_condition() {
+    // w = 2: x < 2x for x > 0.
+    let s = cell(1.5, 0, 2.0);
+    for (x, dsx, dx) in [(0.5, 0.5, 1.5), (-0.5, 1.0, 1.0)] {
+        let (gs, gx) = ad::grad(method_in_condition, (&s, x));
+        assert_eq!((gs.x, gs.inner.w, gx), (dsx, 0.0, dx), "x = {x}");
+    }
+}
+
+#[differentiable]
+fn first_plus(v: Vec<f64>, x: f64) -> f64 {
+    v[0] + x
+}
+
+/// 26: `vec![..]` in a condition and in `assert!` (the message of 23 before).
+#[differentiable]
+fn vec_in_condition(x: f64) -> f64 {
+    assert!(first_plus(vec![1.0], x) > -100.0);
+    if x < first_plus(vec![1.0], 2.0) {
+        x * x
+    } else {
+        x
+    }
+}
+
+#[test]
+fn a_vec_built_in_a_condition() {
+    for (x, dx) in [(1.0, 2.0), (4.0, 1.0)] {
+        assert_eq!(ad::grad(vec_in_condition, (x,)).0, dx);
+        assert_eq!(ad::jvp(vec_in_condition, (x,), (1.0,)).1, dx);
+    }
+}
+
+/// 23: the condition reads a mutable local, which the method call cannot change: only the root
+/// of a method's receiver may change.
+#[differentiable]
+fn mutable_local_in_condition(s: &Cell, x: f64) -> f64 {
+    let mut y = x;
+    y *= 2.0;
+    if y < s.inner.scaled(y) { y } else { -y }
+}
+
+#[test]
+fn a_mutable_local_read_beside_a_method_call_in_a_condition() {
+    // w = 0.5: y < y / 2 for y < 0.
+    let s = cell(1.5, 0, 0.5);
+    for (x, dx) in [(-1.0, 2.0), (1.0, -2.0)] {
+        assert_eq!(ad::grad(mutable_local_in_condition, (&s, x)).1, dx);
+        assert_eq!(
+            ad::jvp(
+                mutable_local_in_condition,
+                (&s, x),
+                (ad::Differentiable::zero_tangent(&s), 1.0)
+            )
+            .1,
+            dx
+        );
+    }
+}

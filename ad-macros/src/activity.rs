@@ -254,6 +254,18 @@ fn check_scrutinees(func: &Func, act: &Activity, errors: &mut Vec<syn::Error>) {
     }
 }
 
+/// Whether code kept as written may change `var`: not if it is bound without `mut` with a type
+/// that is not a `&mut` (a float parameter `x: f64`, a `s: &Model`), which nothing can change
+/// (rustc rejects any write to it), even through a method of unknown receiver mode.
+fn may_change(func: &Func, var: crate::ir::Var) -> bool {
+    let data = &func.vars[var.0 as usize];
+    data.mutable
+        || data
+            .ty
+            .as_ref()
+            .is_none_or(|t| matches!(t, syn::Type::Reference(r) if r.mutability.is_some()))
+}
+
 fn check_block(func: &Func, b: &Block, act: &Activity, errors: &mut Vec<syn::Error>) {
     for inst in &b.insts {
         // Tokens kept verbatim must not change a variable that carries a derivative: the
@@ -272,7 +284,15 @@ fn check_block(func: &Func, b: &Block, act: &Activity, errors: &mut Vec<syn::Err
             may_write: true,
             ..
         } = inst
-            && let Some(var) = reads.iter().find(|v| act.var(**v))
+            && let changed = crate::lower::changed_names(tokens)
+            && let Some(var) = reads.iter().find(|v| {
+                let data = &func.vars[v.0 as usize];
+                act.var(**v)
+                    && may_change(func, **v)
+                    && changed
+                        .as_ref()
+                        .is_none_or(|names| names.contains(&data.ident.to_string()))
+            })
         {
             let name = user_name(&func.vars[var.0 as usize].ident);
             errors.push(syn::Error::new_spanned(

@@ -34,6 +34,7 @@ use control::breaks_out;
 use items::ITEM_SHADOW;
 pub use names::*;
 use operators::{arith_of, arith_of_compound, compound_base, is_compound};
+pub use verbatim::changed_names;
 use verbatim::{collect_names, find_control, may_write};
 pub use written::{lent_seq, lent_slice, literals, passed, plain_lent_call, slice_reads};
 

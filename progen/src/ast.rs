@@ -95,15 +95,6 @@ impl StructDef {
         }
         out
     }
-
-    /// Whether it holds a `Vec`, nested structs included.
-    pub fn has_vec(&self, defs: &[StructDef]) -> bool {
-        self.fields.iter().any(|(_, t)| match *t {
-            FieldTy::Vec(_) => true,
-            FieldTy::Struct(j) => defs[j].has_vec(defs),
-            _ => false,
-        })
-    }
 }
 
 #[derive(Clone, Debug)]

@@ -209,6 +209,7 @@ pub(super) const READ_ONLY_MACROS: &[&str] = &[
     "eprint",
     "format",
     "format_args",
+    "vec",
     "write",
     "writeln",
     "todo",

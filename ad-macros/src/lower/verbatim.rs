@@ -203,6 +203,135 @@ pub(super) fn may_write(tokens: &TokenStream) -> bool {
     false
 }
 
+/// The names verbatim tokens may change, where their only writes are method calls not known
+/// to be read-only (`if x < s.m(x) { .. }`): the variables at the root of the calls'
+/// receivers (`s` of `s.inner.m(x)`, every name inside `(..).m()`), none for a temporary
+/// (`f(x).m()`, `2.0.m()`). `None` where they may change anything they read (an assignment,
+/// `mut`, a macro that is not read-only, a receiver this cannot follow).
+pub fn changed_names(tokens: &TokenStream) -> Option<Vec<String>> {
+    let tts: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    if may_write(&strip_method_calls(&tts)) {
+        return None;
+    }
+    method_roots(&tts)
+}
+
+/// The roots of the receivers of the method calls not known to be read-only in `tts`, nested
+/// groups included (see `changed_names`).
+fn method_roots(tts: &[TokenTree]) -> Option<Vec<String>> {
+    let mut names = Vec::new();
+    for (i, tt) in tts.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => {
+                names.extend(method_roots(&g.stream().into_iter().collect::<Vec<_>>())?);
+            }
+            TokenTree::Punct(p)
+                if p.as_char() == '.'
+                    && matches!(
+                        (tts.get(i + 1), tts.get(i + 2)),
+                        (Some(TokenTree::Ident(m)), Some(TokenTree::Group(g)))
+                            if g.delimiter() == proc_macro2::Delimiter::Parenthesis
+                                && !is_read_only_method(&m.to_string())
+                    ) =>
+            {
+                names.extend(receiver_root(&tts[..i])?);
+            }
+            _ => {}
+        }
+    }
+    Some(names)
+}
+
+/// The tokens with each method call's `.name(..)` removed, its receiver kept.
+fn strip_method_calls(tts: &[TokenTree]) -> TokenStream {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < tts.len() {
+        match (&tts[i], tts.get(i + 1), tts.get(i + 2)) {
+            (TokenTree::Punct(p), Some(TokenTree::Ident(_)), Some(TokenTree::Group(g)))
+                if p.as_char() == '.' && g.delimiter() == proc_macro2::Delimiter::Parenthesis =>
+            {
+                // The arguments stay, as reads (and writes) of their own, apart from the
+                // receiver (`s.a.m(x)` is `s.a, (x)`, not a call `.a(x)`).
+                out.push(TokenTree::Punct(proc_macro2::Punct::new(
+                    ',',
+                    proc_macro2::Spacing::Alone,
+                )));
+                out.push(TokenTree::Group(proc_macro2::Group::new(
+                    proc_macro2::Delimiter::Parenthesis,
+                    strip_method_calls(&g.stream().into_iter().collect::<Vec<_>>()),
+                )));
+                i += 3;
+            }
+            (TokenTree::Group(g), _, _) => {
+                let mut inner = proc_macro2::Group::new(
+                    g.delimiter(),
+                    strip_method_calls(&g.stream().into_iter().collect::<Vec<_>>()),
+                );
+                inner.set_span(g.span());
+                out.push(TokenTree::Group(inner));
+                i += 1;
+            }
+            (t, _, _) => {
+                out.push(t.clone());
+                i += 1;
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// The variable at the root of the receiver that ends `before` (the tokens before a method
+/// call's `.`): `Some([])` for a temporary, `None` where it cannot tell.
+fn receiver_root(before: &[TokenTree]) -> Option<Vec<String>> {
+    let dot = |j: usize| matches!(before.get(j), Some(TokenTree::Punct(p)) if p.as_char() == '.');
+    let mut j = before.len().checked_sub(1)?;
+    loop {
+        match &before[j] {
+            // A field (`a.b`, `p.0`) of what precedes it.
+            TokenTree::Ident(_) | TokenTree::Literal(_) if j >= 2 && dot(j - 1) => j -= 2,
+            TokenTree::Ident(id) => {
+                let name = id.to_string();
+                return Some(if name == "Self" {
+                    Vec::new()
+                } else {
+                    vec![name]
+                });
+            }
+            // A literal: a temporary.
+            TokenTree::Literal(_) => return Some(Vec::new()),
+            TokenTree::Group(g) => match g.delimiter() {
+                // An element of what precedes it, or an array literal (a temporary).
+                proc_macro2::Delimiter::Bracket if j >= 1 => j -= 1,
+                proc_macro2::Delimiter::Bracket => return Some(Vec::new()),
+                // The result of a call (a temporary; a call that lends a variable `&mut`
+                // is a write of its own), or a parenthesised expression: any name in it.
+                proc_macro2::Delimiter::Parenthesis => {
+                    if j >= 1 && matches!(&before[j - 1], TokenTree::Ident(_)) {
+                        return Some(Vec::new());
+                    }
+                    let mut names = Vec::new();
+                    collect_idents(g.stream(), &mut names);
+                    return Some(names);
+                }
+                _ => return None,
+            },
+            TokenTree::Punct(_) => return None,
+        }
+    }
+}
+
+/// Every identifier in `tokens`, nested groups included.
+fn collect_idents(tokens: TokenStream, names: &mut Vec<String>) {
+    for t in tokens {
+        match t {
+            TokenTree::Ident(id) => names.push(id.to_string()),
+            TokenTree::Group(g) => collect_idents(g.stream(), names),
+            _ => {}
+        }
+    }
+}
+
 /// Whether the token before a `*` ends an operand, which makes the `*` a multiplication rather
 /// than a dereference.
 pub(super) fn is_operand(before: Option<&TokenTree>) -> bool {
@@ -213,5 +342,53 @@ pub(super) fn is_operand(before: Option<&TokenTree>) -> bool {
         ),
         Some(TokenTree::Literal(_) | TokenTree::Group(_)) => true,
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::changed_names;
+    use quote::quote;
+
+    fn names(tokens: proc_macro2::TokenStream) -> Option<Vec<String>> {
+        changed_names(&tokens)
+    }
+
+    #[test]
+    fn a_method_call_changes_at_most_its_receivers_root() {
+        let s = || Some(vec!["s".to_owned()]);
+        assert_eq!(names(quote!(x < s.m(x))), s());
+        assert_eq!(names(quote!(x < s.inner.w.m(x, y))), s());
+        assert_eq!(names(quote!(s.v[i + 1].m() > 0.0)), s());
+        assert_eq!(names(quote!(p.0.m())), Some(vec!["p".to_owned()]));
+        assert_eq!(names(quote!((*s).m())), s());
+        assert_eq!(names(quote!(x > (s).m())), s());
+        assert_eq!(
+            names(quote!(x < s.m(t.n(x)))),
+            Some(vec!["s".to_owned(), "t".to_owned()])
+        );
+    }
+
+    #[test]
+    fn a_temporary_receiver_changes_nothing() {
+        assert_eq!(names(quote!(f(x).m() < 2.0)), Some(Vec::new()));
+        assert_eq!(names(quote!(2.0.m())), Some(Vec::new()));
+        assert_eq!(names(quote!([a, b].m())), Some(Vec::new()));
+        assert_eq!(names(quote!(x.sin() < v.len() as f64)), Some(Vec::new()));
+        assert_eq!(names(quote!(f(vec![1.0], x) > 0.0)), Some(Vec::new()));
+    }
+
+    #[test]
+    fn other_writes_may_change_anything() {
+        assert_eq!(
+            names(quote!({
+                x = s.m();
+                x
+            })),
+            None
+        );
+        assert_eq!(names(quote!(s.m(&mut y))), None);
+        assert_eq!(names(quote!(bump!(x) > 0.0)), None);
+        assert_eq!(names(quote!(x < a?.m())), None);
     }
 }

@@ -58,11 +58,10 @@ impl Gen<'_> {
     }
 
     /// In a condition (of an `if`, a `while`, a guard, `total_cmp`) or in the arguments of
-    /// `assert!` and `println!`, where the macro keeps the expression as it is and rejects
-    /// what it cannot see through: a method called with `.` ("cannot keep this as it is: it
-    /// may change `x`, which carries a derivative", `if x < s.m(x) { .. }`; `S0::m(&s, x)`
-    /// compiles), and `vec![..]` (`if x < f(vec![1.0], 2.0) { .. }`, so no literal of a
-    /// struct with a `Vec` there).
+    /// `assert!` and `println!`, where the macro keeps the expression as it is and refuses a
+    /// method called with `.` on a receiver declared `mut` ("cannot keep this as it is: it may
+    /// change `st`", since the method may take `&mut self`; item 23 of the README, which is
+    /// Rust's rule too where the method does), so receivers there are not `mut`.
     fn kept_as_is(&self) -> bool {
         self.in_cond || self.in_macro
     }
@@ -243,8 +242,7 @@ impl Gen<'_> {
     }
 
     /// A struct of type `def` by value: a clone of one in scope, a call of a function that
-    /// returns one, or a literal (not one with a `Vec` where the expression is kept as it is,
-    /// see `kept_as_is`).
+    /// returns one, or a literal.
     pub(super) fn struct_value(&mut self, def: usize, d: usize) -> Option<SArg> {
         let c: Vec<String> = self
             .svars
@@ -262,13 +260,10 @@ impl Gen<'_> {
                 }
             }
         }
-        let lit_ok = !self.kept_as_is() || !self.structs[def].has_vec(self.structs);
-        if !c.is_empty() && (!lit_ok || self.rng.chance(0.5)) {
+        if !c.is_empty() && self.rng.chance(0.5) {
             Some(SArg::Clone(self.rng.pick(&c).clone()))
-        } else if lit_ok {
-            Some(SArg::Lit(Box::new(self.struct_lit(def, d))))
         } else {
-            None
+            Some(SArg::Lit(Box::new(self.struct_lit(def, d))))
         }
     }
 
@@ -280,9 +275,7 @@ impl Gen<'_> {
         if by_ref {
             self.svars.iter().any(|v| v.def == def)
         } else {
-            self.svars.iter().any(|v| v.def == def)
-                || !self.kept_as_is()
-                || !self.structs[def].has_vec(self.structs)
+            true
         }
     }
 
@@ -373,10 +366,15 @@ impl Gen<'_> {
             .filter(|v| v.def == def)
             .cloned()
             .collect();
-        let dot = !recvs.is_empty() && !self.kept_as_is();
+        let dottable: Vec<SVar> = recvs
+            .iter()
+            .filter(|v| !v.mutable || !self.kept_as_is())
+            .cloned()
+            .collect();
+        let dot = !dottable.is_empty();
         if by_ref {
             return if dot && self.rng.chance(0.7) {
-                let v = self.rng.pick(&recvs).clone();
+                let v = self.rng.pick(&dottable).clone();
                 Some((SArg::Place(v.path), MForm::Dot))
             } else if !recvs.is_empty() {
                 let v = self.rng.pick(&recvs).clone();
@@ -391,7 +389,7 @@ impl Gen<'_> {
             };
         }
         if copy && dot && self.rng.chance(0.5) {
-            let v = self.rng.pick(&recvs).clone();
+            let v = self.rng.pick(&dottable).clone();
             return Some((SArg::Place(v.path), MForm::Copy(self.fresh("cp"))));
         }
         let recv = self.struct_value(def, d.min(1))?;
