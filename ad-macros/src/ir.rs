@@ -286,11 +286,14 @@ pub enum Inst {
         root: Value,
         path: Vec<syn::Member>,
     },
-    /// `base[index] = value`. `id` names the instruction's record.
+    /// `base[index] = value`, or with a `path` an element of a field of a struct variable
+    /// written in place (`s.w[index] = value`, `s.at.w[index]`). `id` names the instruction's
+    /// record.
     IndexAssign {
         id: Value,
         var: Var,
         ident: Ident,
+        path: Vec<syn::Member>,
         index: Value,
         value: Value,
     },

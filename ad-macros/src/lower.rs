@@ -429,17 +429,39 @@ impl Lower {
                 if self.assigns_through_view(ix) {
                     return;
                 }
+                if let Some((var, ident, path, index)) = self.field_index_target(ix, out) {
+                    let value = self.expr(&a.right, out);
+                    self.index_assign(var, ident, path, index, value, a.span(), out);
+                    return;
+                }
                 let Some((var, ident, index)) = self.index_target(ix, out) else {
                     return;
                 };
                 let value = self.expr(&a.right, out);
-                self.index_assign(var, ident, index, value, a.span(), out);
+                self.index_assign(var, ident, Vec::new(), index, value, a.span(), out);
             }
             Expr::Binary(b) if is_compound(&b.op) && matches!(&*b.left, Expr::Index(_)) => {
                 let Expr::Index(ix) = &*b.left else {
                     unreachable!()
                 };
                 if self.assigns_through_view(ix) {
+                    return;
+                }
+                if let Some((var, ident, path, index)) = self.field_index_target(ix, out) {
+                    let rhs = self.expr(&b.right, out);
+                    // The element read in place, at the index computed once.
+                    let a = self.expr(&ix.expr, out);
+                    let root = self.values[a.0 as usize].root.unwrap_or(a);
+                    let lhs = self.value(b.left.span());
+                    out.push(Inst::FieldIndex {
+                        out: lhs,
+                        a,
+                        index,
+                        root,
+                        path: path.clone(),
+                    });
+                    let result = self.compound(b, lhs, rhs, out);
+                    self.index_assign(var, ident, path, index, result, b.span(), out);
                     return;
                 }
                 let Some((var, ident, index)) = self.index_target(ix, out) else {
@@ -454,7 +476,7 @@ impl Lower {
                     index,
                 });
                 let result = self.compound(b, lhs, rhs, out);
-                self.index_assign(var, ident, index, result, b.span(), out);
+                self.index_assign(var, ident, Vec::new(), index, result, b.span(), out);
             }
             Expr::Assign(a) if matches!(&*a.left, Expr::Tuple(_)) => self.tuple_assign(a, out),
             Expr::Assign(a) if self.field_place(&a.left).is_some() => {

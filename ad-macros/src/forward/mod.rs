@@ -556,6 +556,7 @@ impl<'a> Forward<'a> {
             Inst::IndexAssign {
                 var,
                 ident,
+                path,
                 index,
                 value,
                 ..
@@ -569,11 +570,11 @@ impl<'a> Forward<'a> {
                     let k = hyg(format!("__k{}", index.0));
                     quote! {
                         let #k = #i;
-                        #ident[#k] = #p;
-                        #dx[#k] = #t;
+                        #ident #(.#path)* [#k] = #p;
+                        #dx #(.#path)* [#k] = #t;
                     }
                 } else {
-                    quote!(#ident[#i] = #p;)
+                    quote!(#ident #(.#path)* [#i] = #p;)
                 }
             }
             Inst::Array { out, elems, vec } => {

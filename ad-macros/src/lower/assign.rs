@@ -51,6 +51,24 @@ impl Lower {
         result
     }
 
+    /// The struct variable, the path and the index of `s.w[i]` (also `s.at.w[i]`, `self.w[i]`)
+    /// written in place: a named field of a variable of a struct type the body names.
+    pub(super) fn field_index_target(
+        &mut self,
+        ix: &syn::ExprIndex,
+        out: &mut Vec<Inst>,
+    ) -> Option<(Var, Ident, Vec<syn::Member>, Value)> {
+        if matches!(&*ix.index, Expr::Range(_)) {
+            return None;
+        }
+        let (var, ident, path) = self.field_place(&ix.expr)?;
+        if !path.iter().all(|m| matches!(m, syn::Member::Named(_))) {
+            return None;
+        }
+        let index = self.expr(&ix.index, out);
+        Some((var, ident, path, index))
+    }
+
     /// `s.w[i]` read: the element of the field, in place.
     pub(super) fn field_index(&mut self, ix: &syn::ExprIndex, out: &mut Vec<Inst>) -> Value {
         let (_, _, path) = self.field_place(&ix.expr).expect("a field");
@@ -82,11 +100,23 @@ impl Lower {
             let message = match &*ix.expr {
                 Expr::Field(f) => {
                     let (member, base) = (&f.member, &f.base);
-                    let name = quote!(#member).to_string();
-                    let place = format!("{}.{name}", quote!(#base))
-                        .replace(' ', "")
-                        .replace("__ad_self", "self");
-                    format!("#[differentiable] does not write an element of a struct's field in place, nor index a tuple struct's field, yet; work on a local copy, `let mut {name} = {place}.clone();`, `{name}[i] = ..;`, and assign it whole: `{place} = {name};`")
+                    let show = |e: &dyn quote::ToTokens| {
+                        quote!(#e)
+                            .to_string()
+                            .replace(' ', "")
+                            .replace("__ad_self", "self")
+                    };
+                    let place = show(&ix.expr);
+                    match (member, &**base) {
+                        // `p.0[i]`: a tuple struct's field.
+                        (syn::Member::Unnamed(_), _) => format!("#[differentiable] does not index a tuple struct's field yet; work on a local copy, `let mut w = {place}.clone();`, `w[i] = ..;`, and assign it whole: `{place} = w;`"),
+                        // `n.layers[l].w[i]`: through an element of a sequence of structs.
+                        (_, Expr::Index(outer)) => {
+                            let element = show(outer);
+                            format!("#[differentiable] does not index a field of an element of a sequence of structs (`{place}[..]`) yet; call a method on the element (`{element}.m(..)` reads its fields in place), or copy the element first, `let mut e = {element}.clone();`, then read or write `e.{}[i]` and put it back if changed: `{element} = e;`", show(member))
+                        }
+                        _ => format!("#[differentiable] writes an element of a field in place only where the field is a named field of a struct variable whose type the body names (`s.w[i] = ..` with `s: Model`); give the variable its type, or work on a local copy, `let mut w = {place}.clone();`, `w[i] = ..;`, and assign it whole: `{place} = w;`"),
+                    }
                 }
                 _ => "#[differentiable] supports indexing a variable only (a parameter or a `let`); bind the value first: `let row = ...; row[i]`".to_string(),
             };
@@ -117,18 +147,22 @@ impl Lower {
         true
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn index_assign(
         &mut self,
         var: Var,
         ident: Ident,
+        path: Vec<syn::Member>,
         index: Value,
         value: Value,
         span: Span,
         out: &mut Vec<Inst>,
     ) {
+        // An element of a field written in place: the reads of the struct before it (element
+        // reads, cloned where they are bound) need no copy of the whole field.
         let name = ident.to_string();
         for (read, v) in &self.pending {
-            if self.vars[v.0 as usize].ident == name {
+            if path.is_empty() && self.vars[v.0 as usize].ident == name {
                 self.values[read.0 as usize].needs_copy = true;
             }
         }
@@ -137,6 +171,7 @@ impl Lower {
             id,
             var,
             ident,
+            path,
             index,
             value,
         });

@@ -54,18 +54,20 @@ impl Lower {
         let of_struct = self
             .local_var(recv)
             .is_some_and(|(var, _)| self.struct_type_of(var).is_some());
-        // `v[i].clone()` of a sequence declared with a struct element type.
+        // `v[i].clone()` of a sequence declared with a struct element type, or
+        // `s.layers[i].clone()` of a field's element (read in place, as a copy).
         let element = match recv {
             Expr::Index(ix) if !matches!(&*ix.index, Expr::Range(_)) => {
-                self.local_var(&ix.expr).is_some_and(|(var, _)| {
-                    self.vars[var.0 as usize]
-                        .ty
-                        .as_ref()
-                        .and_then(crate::forward::types::element_type)
-                        .is_some_and(|t| {
-                            crate::lower::names::struct_type(&t, &self.type_params).is_some()
-                        })
-                })
+                self.field_place(&ix.expr).is_some()
+                    || self.local_var(&ix.expr).is_some_and(|(var, _)| {
+                        self.vars[var.0 as usize]
+                            .ty
+                            .as_ref()
+                            .and_then(crate::forward::types::element_type)
+                            .is_some_and(|t| {
+                                crate::lower::names::struct_type(&t, &self.type_params).is_some()
+                            })
+                    })
             }
             _ => false,
         };

@@ -316,10 +316,18 @@ impl Reverse<'_> {
                         self.note_record(*out);
                     }
                 }
-                Inst::IndexAssign { id, var, value, .. } => {
+                Inst::IndexAssign {
+                    id,
+                    var,
+                    path,
+                    value,
+                    ..
+                } => {
                     if self.act.var(*var) {
                         self.contribute(*value);
-                        self.indexed.insert(var.0);
+                        if path.is_empty() {
+                            self.indexed.insert(var.0);
+                        }
                         self.note_record(*id);
                     }
                 }

@@ -65,9 +65,22 @@ impl Reverse<'_> {
             }
             let z = hyg(&format!("__z{k}"));
             let read = func.read_tokens(p.var, ident);
+            tangent_types.push(quote!(<#ty as #krate::__private::Differentiable>::Tangent));
+            if borrowed {
+                // A struct read through its reference is the same at the end: its zero is made
+                // there, and only where the adjoint lacks the struct's shape (`fit_ref`), so
+                // that a call adds into its receiver's adjoint without a zero of it per call.
+                zeros.push(quote!(#krate::__private::zero(&#read)));
+                if self.var_contributed.contains(&p.var.0) {
+                    let x = x_ident(p.var);
+                    adjoints_out.push(quote!(#krate::__private::fit_ref(#x, &#read)));
+                } else {
+                    adjoints_out.push(quote!(#krate::__private::zero(&#read)));
+                }
+                continue;
+            }
             shapes.push(quote!(let #z = #krate::__private::zero(&#read);));
             zeros.push(quote!(#z));
-            tangent_types.push(quote!(<#ty as #krate::__private::Differentiable>::Tangent));
             if self.var_contributed.contains(&p.var.0) {
                 let x = x_ident(p.var);
                 adjoints_out.push(quote!(#krate::__private::fit(#x, #z)));

@@ -446,6 +446,7 @@ impl<'a> Reverse<'a> {
                 id,
                 var,
                 ident,
+                path,
                 index,
                 value,
             } => {
@@ -455,10 +456,16 @@ impl<'a> Reverse<'a> {
                 let mut ts = check;
                 if self.act.var(*var) {
                     let k = hyg(&format!("__i{}", id.0));
-                    ts.extend(quote!(let #k: usize = #i; #ident[#k] = #p;));
-                    ts.extend(self.record(*id, &[quote!(#k)]));
+                    ts.extend(quote!(let #k: usize = #i; #ident #(.#path)* [#k] = #p;));
+                    if path.is_empty() {
+                        ts.extend(self.record(*id, &[quote!(#k)]));
+                    } else {
+                        let krate = self.krate;
+                        let witness = quote!(#krate::__private::type_of(&#ident));
+                        ts.extend(self.record(*id, &[quote!(#k), witness]));
+                    }
                 } else {
-                    ts.extend(quote!(#ident[#i] = #p;));
+                    ts.extend(quote!(#ident #(.#path)* [#i] = #p;));
                 }
                 ts
             }

@@ -32,6 +32,7 @@ impl<'a> Reverse<'a> {
                 let Inst::IndexAssign {
                     id,
                     var,
+                    path,
                     index: at_store,
                     value: sum,
                     ..
@@ -39,6 +40,10 @@ impl<'a> Reverse<'a> {
                 else {
                     continue;
                 };
+                // An element of a struct's field: its adjoint is the struct's, at the field.
+                if !path.is_empty() {
+                    continue;
+                }
                 if !self.act.var(*var) || !once(*sum) || self.keeps(*id) {
                     continue;
                 }

@@ -570,8 +570,16 @@ impl<'a> Reverse<'a> {
                 Inst::Index { out, index, .. } if self.active(*out) => {
                     vec![index_src(&defs, *index)]
                 }
-                Inst::IndexAssign { var, index, .. } if self.act.var(*var) => {
-                    vec![index_src(&defs, *index)]
+                // With a field's element, the struct's type too, which names the field of its
+                // adjoint.
+                Inst::IndexAssign {
+                    var, index, path, ..
+                } if self.act.var(*var) => {
+                    if path.is_empty() {
+                        vec![index_src(&defs, *index)]
+                    } else {
+                        vec![index_src(&defs, *index), Src::Tape]
+                    }
                 }
                 // The index and the field's length, each unless the reverse sweep has it.
                 Inst::FieldIndex {

@@ -191,13 +191,40 @@ impl<'a> Reverse<'a> {
                 let inner = self.with_adjoint_linear(*out, body);
                 self.after_record(*out, &r, inner)
             }
-            Inst::IndexAssign { id, var, value, .. } => {
+            Inst::IndexAssign {
+                id,
+                var,
+                path,
+                value,
+                ..
+            } => {
                 if !self.act.var(*var) {
                     return TokenStream::new();
                 }
                 let pop = self.pop_record(*id);
                 let at = self.field(*id, 0, &r);
-                let body = if self.inplace.contains_key(&id.0) {
+                let body = if !path.is_empty() {
+                    // The element's adjoint, taken out of the struct's at the field, goes to
+                    // the value stored.
+                    if self.var_contributed.contains(&var.0) {
+                        let x = x_ident(*var);
+                        let add = self.acc(*value, quote!(#g));
+                        let witness = self.field(*id, 1, &r);
+                        let t = hyg("__t");
+                        quote! {
+                            if let ::core::option::Option::Some(#g) = #krate::__private::take_field_at(
+                                &mut #x,
+                                #witness,
+                                |#t| &mut #t #(.#path)*,
+                                #at,
+                            ) {
+                                #add
+                            }
+                        }
+                    } else {
+                        TokenStream::new()
+                    }
+                } else if self.inplace.contains_key(&id.0) {
                     self.reverse_inplace(*id, *var, &at)
                 } else if self.is_slice(*var) {
                     let bar = bar_ident(*var);

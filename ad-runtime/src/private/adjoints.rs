@@ -161,6 +161,21 @@ pub fn fit<T: Adjoint>(mut adjoint: Adj<T>, zero: T) -> T {
     }
 }
 
+/// The adjoint of a value read through a reference: the adjoint itself where it has the
+/// value's shape (every `Vec` as long as the value's), else added to a zero of the value.
+/// Where a call reads a whole struct, its adjoint has the shape already and costs no zero.
+#[inline]
+pub fn fit_ref<T: crate::Differentiable>(mut adjoint: Adj<T::Tangent>, value: &T) -> T::Tangent
+where
+    T::Tangent: Adjoint,
+{
+    match take(&mut adjoint) {
+        Some(a) if value.check_tangent(&a).is_ok() => a,
+        Some(a) => crate::tangent::Accumulate::accumulate(value.zero_tangent(), a),
+        None => value.zero_tangent(),
+    }
+}
+
 /// The type of a value, for tying an adjoint's type to its variable's.
 pub type Ty<T> = core::marker::PhantomData<fn() -> T>;
 
@@ -243,11 +258,30 @@ pub fn acc_field_elem<C: crate::Differentiable, S: ElemSeq>(
     field(adjoint).add_at(len, i, g);
 }
 
+/// The adjoint of element `i` of a struct's field (`field` of the struct's adjoint), taken out
+/// and left zero: where the element was written (`s.w[i] = v`), its adjoint goes to `v` and
+/// the element before the write receives nothing from what came after. `None` where the
+/// struct or the element has no adjoint yet.
+#[inline(always)]
+pub fn take_field_at<C: crate::Differentiable, S: ElemSeq>(
+    slot: &mut Adj<C::Tangent>,
+    _: Ty<C>,
+    field: impl FnOnce(&mut C::Tangent) -> &mut S,
+    i: usize,
+) -> Option<S::Elem>
+where
+    C::Tangent: Adjoint<Repr = Option<C::Tangent>>,
+{
+    field(slot.0.as_mut()?).take_at(i)
+}
+
 /// The adjoint of a field read element by element: a `Vec` (shaped at its first element) or
 /// an array.
 pub trait ElemSeq {
     type Elem;
     fn add_at(&mut self, len: usize, i: usize, g: Self::Elem);
+    /// Element `i`, taken out and left zero; `None` where the adjoint is shorter.
+    fn take_at(&mut self, i: usize) -> Option<Self::Elem>;
 }
 
 impl<E: crate::Accumulate + crate::ShapelessZero> ElemSeq for Vec<E> {
@@ -260,6 +294,11 @@ impl<E: crate::Accumulate + crate::ShapelessZero> ElemSeq for Vec<E> {
         let old = core::mem::replace(&mut self[i], E::shapeless_zero());
         self[i] = old.accumulate(g);
     }
+    #[inline(always)]
+    fn take_at(&mut self, i: usize) -> Option<E> {
+        self.get_mut(i)
+            .map(|e| core::mem::replace(e, E::shapeless_zero()))
+    }
 }
 
 impl<E: crate::Accumulate + crate::ShapelessZero, const N: usize> ElemSeq for [E; N] {
@@ -268,5 +307,9 @@ impl<E: crate::Accumulate + crate::ShapelessZero, const N: usize> ElemSeq for [E
     fn add_at(&mut self, _: usize, i: usize, g: E) {
         let old = core::mem::replace(&mut self[i], E::shapeless_zero());
         self[i] = old.accumulate(g);
+    }
+    #[inline(always)]
+    fn take_at(&mut self, i: usize) -> Option<E> {
+        Some(core::mem::replace(&mut self[i], E::shapeless_zero()))
     }
 }
