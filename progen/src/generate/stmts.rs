@@ -167,6 +167,9 @@ impl Gen<'_> {
                 out.push(Stmt::LetArr { name, vec, init });
             }
             4 => self.assign(out),
+            5 if self.rng.chance(0.3) && self.farrs.iter().any(|a| a.mutable) => {
+                self.assign_field_elem(out);
+            }
             5 => self.assign_elem(out),
             6 => {
                 let c = self.cond(2);

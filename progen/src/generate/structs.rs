@@ -127,6 +127,29 @@ impl Gen<'_> {
         Some((FE::Index(a.path, Box::new(idx)), PARAM_CAP))
     }
 
+    /// `st.w[i] = ..` or `st.w[i] *= ..`, an element of an array or `Vec` field of a struct
+    /// whose fields are written, written in place: a value within `PARAM_CAP`, or a factor of
+    /// at most 1 in magnitude, so that every element stays within the bound its reads assume.
+    pub(super) fn assign_field_elem(&mut self, out: &mut Vec<Stmt>) {
+        let c: Vec<FArr> = self.farrs.iter().filter(|a| a.mutable).cloned().collect();
+        if c.is_empty() {
+            return;
+        }
+        let a = self.rng.pick(&c).clone();
+        let mut idx = self.index(a.len);
+        // rustc's own rule: `v[i] op= ..` with an index that reads `v`.
+        let text = crate::print::Printer::new(crate::print::Flavor::Ad, self.funcs).ie(&idx);
+        if text.contains(&a.path) {
+            idx = IE::Lit(self.rng.below(a.len));
+        }
+        let (op, e) = if self.rng.chance(0.7) {
+            (AssignOp::Set, self.fe_capped(3, PARAM_CAP).0)
+        } else {
+            (AssignOp::Mul, self.fe_capped(2, 1.0).0)
+        };
+        out.push(Stmt::AssignElem(a.path, idx, op, e));
+    }
+
     /// A literal of struct `def`, its floats within `PARAM_CAP`; now and then with the fields
     /// it does not give from a struct of the type in scope.
     pub(super) fn struct_lit(&mut self, def: usize, d: usize) -> SLit {
