@@ -309,3 +309,183 @@ fn an_element_of_a_sequence_of_structs_changed_and_put_back() {
     t.layers[1].b = 1.0;
     assert_eq!(ad::jvp(put_back, (n, x), (t, 1.0)).1, 3.0 + 4.0);
 }
+
+/// Fields read through elements of a field (`n.layers[l].w[j]`), of a parameter by reference
+/// and of a local, in loops.
+#[ad::differentiable]
+fn nested_reads(n: &Net, x: f64) -> f64 {
+    let mut s = 0.0;
+    for l in 0..n.layers.len() {
+        for j in 0..n.layers[l].w.len() {
+            s += (n.layers[l].w[j] * x + n.layers[l].b).tanh();
+        }
+    }
+    let copy: Net = n.clone();
+    s * copy.layers[1].w[0]
+}
+
+fn nested_reads_d(layers: &[(Vec<D>, D)], x: D) -> D {
+    let mut s = D::from(0.0);
+    for (w, b) in layers {
+        for wj in w {
+            s += DualNum::tanh(&(*wj * x + *b));
+        }
+    }
+    s * layers[1].0[0]
+}
+
+#[test]
+fn fields_read_through_elements_of_a_field() {
+    let n = Net {
+        layers: vec![
+            Layer {
+                w: vec![0.5, -1.0, 0.25],
+                b: 0.1,
+            },
+            Layer {
+                w: vec![2.0, 0.75],
+                b: -0.3,
+            },
+        ],
+    };
+    let flat = [0.5, -1.0, 0.25, 0.1, 2.0, 0.75, -0.3];
+    for x in grid(-1.0, 1.0, 3) {
+        let (gn, gx) = ad::grad(nested_reads, (&n, x));
+        let (_, pullback) = ad::vjp(nested_reads, (&n, x));
+        let (pn, px) = pullback(1.0);
+        let g = |t: &NetTangent| -> Vec<f64> {
+            t.layers
+                .iter()
+                .flat_map(|l| l.w.iter().copied().chain([l.b]))
+                .collect()
+        };
+        let (g, p) = (g(&gn), g(&pn));
+        for k in 0..8 {
+            let seed = |i: usize| D::new(flat[i], if i == k { 1.0 } else { 0.0 });
+            let layers = vec![
+                (vec![seed(0), seed(1), seed(2)], seed(3)),
+                (vec![seed(4), seed(5)], seed(6)),
+            ];
+            let want = nested_reads_d(&layers, D::new(x, if k == 7 { 1.0 } else { 0.0 })).eps;
+            let (got, pulled) = if k == 7 { (gx, px) } else { (g[k], p[k]) };
+            assert!(close(got, want, TOL), "grad d/d{k} = {got}, oracle {want}");
+            assert!(close(pulled, want, TOL), "vjp d/d{k}");
+            let u = |i: usize| if i == k { 1.0 } else { 0.0 };
+            let t = NetTangent {
+                layers: vec![
+                    Layer {
+                        w: vec![u(0), u(1), u(2)],
+                        b: u(3),
+                    },
+                    Layer {
+                        w: vec![u(4), u(5)],
+                        b: u(6),
+                    },
+                ],
+            };
+            let (_, jv) = ad::jvp(nested_reads, (&n, x), (t, u(7)));
+            assert!(close(jv, want, TOL), "jvp d/d{k}");
+        }
+    }
+}
+
+/// Elements of fields written through elements of a field (`n.layers[l].w[j] -= ..`): a step
+/// of gradient descent on a network inside the function, then its loss.
+#[ad::differentiable]
+fn stepped_loss(mut n: Net, x: f64, rate: f64) -> f64 {
+    for l in 0..n.layers.len() {
+        for j in 0..n.layers[l].w.len() {
+            let g = (n.layers[l].w[j] * x).cos() * x;
+            n.layers[l].w[j] -= rate * g;
+        }
+        n.layers[l].w[1] *= 0.5;
+        n.layers[l].w[0] = n.layers[l].w[0] * n.layers[l].b;
+    }
+    let mut s = 0.0;
+    for l in 0..n.layers.len() {
+        for j in 0..n.layers[l].w.len() {
+            s += (n.layers[l].w[j] * x).sin() + n.layers[l].b;
+        }
+    }
+    s
+}
+
+fn stepped_loss_d(layers: &mut [(Vec<D>, D)], x: D, rate: D) -> D {
+    for (w, b) in layers.iter_mut() {
+        for wj in w.iter_mut() {
+            let g = DualNum::cos(&(*wj * x)) * x;
+            *wj = *wj - rate * g;
+        }
+        w[1] = w[1] * 0.5;
+        w[0] = w[0] * *b;
+    }
+    let mut s = D::from(0.0);
+    for (w, b) in layers.iter() {
+        for wj in w {
+            s += DualNum::sin(&(*wj * x)) + *b;
+        }
+    }
+    s
+}
+
+#[test]
+fn elements_written_through_elements_of_a_field() {
+    let n = Net {
+        layers: vec![
+            Layer {
+                w: vec![0.5, -1.0, 0.25],
+                b: 0.1,
+            },
+            Layer {
+                w: vec![2.0, 0.75],
+                b: -0.3,
+            },
+        ],
+    };
+    let flat = [0.5, -1.0, 0.25, 0.1, 2.0, 0.75, -0.3];
+    let (x, rate) = (0.7, 0.1);
+    let (gn, gx, grate) = ad::grad(stepped_loss, (n.clone(), x, rate));
+    let g: Vec<f64> = gn
+        .layers
+        .iter()
+        .flat_map(|l| l.w.iter().copied().chain([l.b]))
+        .chain([gx, grate])
+        .collect();
+    for k in 0..9 {
+        let seed = |i: usize, v: f64| D::new(v, if i == k { 1.0 } else { 0.0 });
+        let mut layers = vec![
+            (
+                vec![seed(0, flat[0]), seed(1, flat[1]), seed(2, flat[2])],
+                seed(3, flat[3]),
+            ),
+            (vec![seed(4, flat[4]), seed(5, flat[5])], seed(6, flat[6])),
+        ];
+        let want = stepped_loss_d(&mut layers, seed(7, x), seed(8, rate));
+        assert!(
+            close(g[k], want.eps, TOL),
+            "grad d/d{k} = {}, oracle {}",
+            g[k],
+            want.eps
+        );
+        let u = |i: usize| if i == k { 1.0 } else { 0.0 };
+        let t = NetTangent {
+            layers: vec![
+                Layer {
+                    w: vec![u(0), u(1), u(2)],
+                    b: u(3),
+                },
+                Layer {
+                    w: vec![u(4), u(5)],
+                    b: u(6),
+                },
+            ],
+        };
+        let (v, jv) = ad::jvp(stepped_loss, (n.clone(), x, rate), (t, u(7), u(8)));
+        assert!(close(v, want.re, TOL));
+        assert!(
+            close(jv, want.eps, TOL),
+            "jvp d/d{k} = {jv}, oracle {}",
+            want.eps
+        );
+    }
+}

@@ -1,5 +1,5 @@
-// An element of a field indexed through an element of a `Vec` of structs, or a tuple
-// struct's field indexed: not yet (a named field's element of a struct variable is).
+// A field of an element of a `Vec` of structs assigned, plainly and compound, and a tuple
+// struct's field indexed: not yet (elements of named fields, also through elements, are).
 #[derive(Clone, Debug, PartialEq, ad::Differentiable)]
 struct Layer {
     w: Vec<f64>,
@@ -16,7 +16,8 @@ struct Pair(Vec<f64>, f64);
 
 #[ad::differentiable]
 fn f(mut n: Net, mut p: Pair, x: f64) -> f64 {
-    n.layers[0].w[0] = x;
+    n.layers[0].b = x;
+    n.layers[1].b *= x;
     p.0[1] = x;
     n.layers[0].b + p.1
 }

@@ -285,6 +285,9 @@ pub enum Inst {
         index: Value,
         root: Value,
         path: Vec<syn::Member>,
+        /// The elements taken on the way (`s.layers[i].w[j]`: `layers[i]` after the first
+        /// member of `path`), each with its index and the sequence it is taken from.
+        elems: Vec<PathElem>,
     },
     /// `base[index] = value`, or with a `path` an element of a field of a struct variable
     /// written in place (`s.w[index] = value`, `s.at.w[index]`). `id` names the instruction's
@@ -294,6 +297,8 @@ pub enum Inst {
         var: Var,
         ident: Ident,
         path: Vec<syn::Member>,
+        /// The elements taken on the way along `path` (`n.layers[l].w[j] = ..`).
+        elems: Vec<PathElem>,
         index: Value,
         value: Value,
     },
@@ -331,6 +336,34 @@ pub enum Inst {
         /// An item (`fn`, `const`, `type`, ...) rather than a statement.
         item: bool,
     },
+}
+
+/// An element taken on the way along a field path (`layers[i]` of `s.layers[i].w[j]`):
+/// element `index` of the sequence `seq`, after the first `after` members of the path.
+#[derive(Clone)]
+pub struct PathElem {
+    pub after: usize,
+    pub index: Value,
+    pub seq: Value,
+}
+
+/// The place `base.a.b[i].c` of a field path with the elements taken on the way, each
+/// element's index written by `index` (`base.layers[#i].w`).
+pub fn place_tokens(
+    base: TokenStream,
+    path: &[syn::Member],
+    elems: &[PathElem],
+    index: &mut dyn FnMut(usize, &PathElem) -> TokenStream,
+) -> TokenStream {
+    let mut place = base;
+    for (m, member) in path.iter().enumerate() {
+        for (k, e) in elems.iter().enumerate().filter(|(_, e)| e.after == m) {
+            let i = index(k, e);
+            place = quote::quote!(#place[#i]);
+        }
+        place = quote::quote!(#place.#member);
+    }
+    place
 }
 
 /// How a call's argument lends a variable as a slice.
@@ -594,8 +627,21 @@ impl Inst {
                 LoopHead::Infinite => Vec::new(),
             },
             Inst::Index { index, .. } => vec![*index],
-            Inst::FieldIndex { a, index, .. } => vec![*a, *index],
-            Inst::IndexAssign { index, value, .. } => vec![*index, *value],
+            Inst::FieldIndex {
+                a, index, elems, ..
+            } => [*a, *index]
+                .into_iter()
+                .chain(elems.iter().map(|e| e.index))
+                .collect(),
+            Inst::IndexAssign {
+                index,
+                value,
+                elems,
+                ..
+            } => [*index, *value]
+                .into_iter()
+                .chain(elems.iter().map(|e| e.index))
+                .collect(),
             Inst::Repeat { elem, len, .. } => match len {
                 Len::Vec(n) => vec![*elem, *n],
                 Len::Const(_) => vec![*elem],

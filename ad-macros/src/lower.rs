@@ -80,7 +80,33 @@ pub struct Lower {
     /// The function returns `()` (it writes its results into `&mut [T]` outputs): `return;`
     /// leaves it.
     returns_unit: bool,
+    /// The places read along field chains (`s.at`, `s.layers[i]`, `s.layers[i].w`), by value:
+    /// the fields from the chain's root variable and the elements taken on the way.
+    place_paths: HashMap<u32, (Vec<syn::Member>, Vec<crate::ir::PathElem>)>,
     pub errors: Vec<syn::Error>,
+}
+
+/// The error for `n.layers[l].b op ..`, a field of an element of a sequence of structs
+/// assigned, with the copy to write instead.
+fn element_field_message(left: &Expr, op: &str) -> String {
+    let show = |e: &dyn ToTokens| {
+        quote!(#e)
+            .to_string()
+            .replace(' ', "")
+            .replace("__ad_self", "self")
+    };
+    let (element, member) = match left {
+        Expr::Field(f) => (show(&f.base), show(&f.member)),
+        other => (show(other), "field".to_owned()),
+    };
+    let op = if op == "=" {
+        "=".to_owned()
+    } else {
+        format!("{op}=")
+    };
+    format!(
+        "#[differentiable] does not assign a field of an element of a sequence of structs yet (the elements of an array or `Vec` field of one it writes in place); copy the element, change it and put it back: `let mut e = {element}.clone(); e.{member} {op} ..; {element} = e;`"
+    )
 }
 
 fn err(tokens: impl ToTokens, msg: impl std::fmt::Display) -> syn::Error {
@@ -109,6 +135,7 @@ impl Lower {
             chain_label: None,
             struct_types: HashMap::new(),
             returns_unit: false,
+            place_paths: HashMap::new(),
             errors: Vec::new(),
         }
     }
@@ -429,16 +456,16 @@ impl Lower {
                 if self.assigns_through_view(ix) {
                     return;
                 }
-                if let Some((var, ident, path, index)) = self.field_index_target(ix, out) {
+                if let Some((var, ident, steps, index)) = self.field_index_target(ix, out) {
                     let value = self.expr(&a.right, out);
-                    self.index_assign(var, ident, path, index, value, a.span(), out);
+                    self.index_assign(var, ident, steps, index, value, a.span(), out);
                     return;
                 }
                 let Some((var, ident, index)) = self.index_target(ix, out) else {
                     return;
                 };
                 let value = self.expr(&a.right, out);
-                self.index_assign(var, ident, Vec::new(), index, value, a.span(), out);
+                self.index_assign(var, ident, Default::default(), index, value, a.span(), out);
             }
             Expr::Binary(b) if is_compound(&b.op) && matches!(&*b.left, Expr::Index(_)) => {
                 let Expr::Index(ix) = &*b.left else {
@@ -447,7 +474,7 @@ impl Lower {
                 if self.assigns_through_view(ix) {
                     return;
                 }
-                if let Some((var, ident, path, index)) = self.field_index_target(ix, out) {
+                if let Some((var, ident, steps, index)) = self.field_index_target(ix, out) {
                     let rhs = self.expr(&b.right, out);
                     // The element read in place, at the index computed once.
                     let a = self.expr(&ix.expr, out);
@@ -458,10 +485,11 @@ impl Lower {
                         a,
                         index,
                         root,
-                        path: path.clone(),
+                        path: steps.0.clone(),
+                        elems: steps.1.clone(),
                     });
                     let result = self.compound(b, lhs, rhs, out);
-                    self.index_assign(var, ident, path, index, result, b.span(), out);
+                    self.index_assign(var, ident, steps, index, result, b.span(), out);
                     return;
                 }
                 let Some((var, ident, index)) = self.index_target(ix, out) else {
@@ -476,7 +504,7 @@ impl Lower {
                     index,
                 });
                 let result = self.compound(b, lhs, rhs, out);
-                self.index_assign(var, ident, Vec::new(), index, result, b.span(), out);
+                self.index_assign(var, ident, Default::default(), index, result, b.span(), out);
             }
             Expr::Assign(a) if matches!(&*a.left, Expr::Tuple(_)) => self.tuple_assign(a, out),
             Expr::Assign(a) if self.field_place(&a.left).is_some() => {
@@ -493,7 +521,11 @@ impl Lower {
             }
             Expr::Assign(a) => {
                 let Some((var, ident)) = self.local_var(&a.left) else {
-                    self.errors.push(err(&a.left, "#[differentiable] supports assignment to local variables only; bind the result with `let`"));
+                    let message = match self.place_chain(&a.left) {
+                        true => element_field_message(&a.left, "="),
+                        false => "#[differentiable] supports assignment to local variables only; bind the result with `let`".to_owned(),
+                    };
+                    self.errors.push(err(&a.left, message));
                     return;
                 };
                 let value = self.expr(&a.right, out);
@@ -501,7 +533,11 @@ impl Lower {
             }
             Expr::Binary(b) if is_compound(&b.op) => {
                 let Some((var, ident)) = self.local_var(&b.left) else {
-                    self.errors.push(err(&b.left, "#[differentiable] supports compound assignment to local variables only; bind the result with `let`"));
+                    let message = match self.place_chain(&b.left) {
+                        true => element_field_message(&b.left, &compound_base(&b.op).to_string()),
+                        false => "#[differentiable] supports compound assignment to local variables only; bind the result with `let`".to_owned(),
+                    };
+                    self.errors.push(err(&b.left, message));
                     return;
                 };
                 let rhs = self.expr(&b.right, out);

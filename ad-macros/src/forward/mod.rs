@@ -557,24 +557,44 @@ impl<'a> Forward<'a> {
                 var,
                 ident,
                 path,
+                elems,
                 index,
                 value,
                 ..
             } => {
                 let i = self.p(*index, al);
                 let p = self.p(*value, al);
+                // The indices of the elements on the way, computed once.
+                let ks: Vec<Ident> = elems
+                    .iter()
+                    .map(|e| hyg(format!("__ke{}_{}", index.0, e.index.0)))
+                    .collect();
+                let mut pre = TokenStream::new();
+                for (k, e) in ks.iter().zip(elems) {
+                    let ie = self.p(e.index, al);
+                    pre.extend(quote!(let #k: usize = #ie;));
+                }
+                let place = |base| {
+                    crate::ir::place_tokens(base, path, elems, &mut |j, _| {
+                        let kj = &ks[j];
+                        quote!(#kj)
+                    })
+                };
+                let primal = place(quote!(#ident));
                 if self.act.var(*var) {
                     let dx = Self::tangent_of(ident);
+                    let tangent = place(quote!(#dx));
                     let t = self.t_or_zero(*value, al);
                     // The index is computed once, before the value is stored.
                     let k = hyg(format!("__k{}", index.0));
                     quote! {
+                        #pre
                         let #k = #i;
-                        #ident #(.#path)* [#k] = #p;
-                        #dx #(.#path)* [#k] = #t;
+                        #primal[#k] = #p;
+                        #tangent[#k] = #t;
                     }
                 } else {
-                    quote!(#ident #(.#path)* [#i] = #p;)
+                    quote!(#pre #primal[#i] = #p;)
                 }
             }
             Inst::Array { out, elems, vec } => {

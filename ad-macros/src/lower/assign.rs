@@ -53,27 +53,54 @@ impl Lower {
 
     /// The struct variable, the path and the index of `s.w[i]` (also `s.at.w[i]`, `self.w[i]`)
     /// written in place: a named field of a variable of a struct type the body names.
+    #[allow(clippy::type_complexity)]
     pub(super) fn field_index_target(
         &mut self,
         ix: &syn::ExprIndex,
         out: &mut Vec<Inst>,
-    ) -> Option<(Var, Ident, Vec<syn::Member>, Value)> {
+    ) -> Option<(
+        Var,
+        Ident,
+        (Vec<syn::Member>, Vec<crate::ir::PathElem>),
+        Value,
+    )> {
         if matches!(&*ix.index, Expr::Range(_)) {
             return None;
+        }
+        if self.place_chain(&ix.expr) {
+            // Through elements of fields (`n.layers[l].w[j]`): the place read as for an
+            // element read, for the path and the elements' indices.
+            let (var, ident) = self.chain_var(&ix.expr)?;
+            let a = self.expr(&ix.expr, out);
+            let steps = self.place_paths.get(&a.0).cloned().unwrap_or_default();
+            let index = self.expr(&ix.index, out);
+            return Some((var, ident, steps, index));
         }
         let (var, ident, path) = self.field_place(&ix.expr)?;
         if !path.iter().all(|m| matches!(m, syn::Member::Named(_))) {
             return None;
         }
         let index = self.expr(&ix.index, out);
-        Some((var, ident, path, index))
+        Some((var, ident, (path, Vec::new()), index))
     }
 
-    /// `s.w[i]` read: the element of the field, in place.
+    /// The local variable at the root of a chain of fields and elements.
+    fn chain_var(&mut self, e: &Expr) -> Option<(Var, Ident)> {
+        match e {
+            Expr::Paren(p) => self.chain_var(&p.expr),
+            Expr::Field(f) => self.chain_var(&f.base),
+            Expr::Index(ix) => self.chain_var(&ix.expr),
+            other => self.local_var(other),
+        }
+    }
+
+    /// `s.w[i]` read: the element of the field, in place; also through elements of fields on
+    /// the way (`s.layers[l].w[i]`). The element is itself a place whose fields are read in
+    /// place.
     pub(super) fn field_index(&mut self, ix: &syn::ExprIndex, out: &mut Vec<Inst>) -> Value {
-        let (_, _, path) = self.field_place(&ix.expr).expect("a field");
         let a = self.expr(&ix.expr, out);
         let root = self.values[a.0 as usize].root.unwrap_or(a);
+        let (path, elems) = self.place_paths.get(&a.0).cloned().unwrap_or_default();
         let index = self.expr(&ix.index, out);
         let v = self.value(ix.span());
         out.push(Inst::FieldIndex {
@@ -81,9 +108,37 @@ impl Lower {
             a,
             index,
             root,
-            path,
+            path: path.clone(),
+            elems: elems.clone(),
         });
+        self.values[v.0 as usize].root = Some(root);
+        let mut elems = elems;
+        elems.push(crate::ir::PathElem {
+            after: path.len(),
+            index,
+            seq: a,
+        });
+        self.place_paths.insert(v.0, (path, elems));
         v
+    }
+
+    /// Whether `e` is a named field reached from a local variable through named fields and
+    /// elements of them (`s.layers[l].w`), with at least one element on the way.
+    pub(super) fn place_chain(&mut self, e: &Expr) -> bool {
+        match e {
+            Expr::Paren(p) => self.place_chain(&p.expr),
+            Expr::Field(f) if matches!(f.member, syn::Member::Named(_)) => match &*f.base {
+                Expr::Index(ix) if !matches!(&*ix.index, Expr::Range(_)) => {
+                    matches!(&*ix.expr, Expr::Field(_))
+                        && (self.place_chain(&ix.expr)
+                            || self.field_place(&ix.expr).is_some_and(|(_, _, path)| {
+                                path.iter().all(|m| matches!(m, syn::Member::Named(_)))
+                            }))
+                }
+                base => self.place_chain(base),
+            },
+            _ => false,
+        }
     }
 
     /// The variable and index of `base[index]`; `None` after reporting an error.
@@ -152,7 +207,7 @@ impl Lower {
         &mut self,
         var: Var,
         ident: Ident,
-        path: Vec<syn::Member>,
+        (path, elems): (Vec<syn::Member>, Vec<crate::ir::PathElem>),
         index: Value,
         value: Value,
         span: Span,
@@ -172,6 +227,7 @@ impl Lower {
             var,
             ident,
             path,
+            elems,
             index,
             value,
         });

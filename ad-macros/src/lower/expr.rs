@@ -150,6 +150,10 @@ impl Lower {
                     if root.is_some() {
                         self.values[a.0 as usize].place = true;
                         self.values[v.0 as usize].root = root;
+                        let (mut path, elems) =
+                            self.place_paths.get(&a.0).cloned().unwrap_or_default();
+                        path.push(f.member.clone());
+                        self.place_paths.insert(v.0, (path, elems));
                     }
                 }
                 out.push(Inst::Field {
@@ -225,9 +229,9 @@ impl Lower {
             // An element of a chain of named fields from a variable, read in place.
             Expr::Index(ix)
                 if !matches!(&*ix.index, Expr::Range(_))
-                    && self.field_place(&ix.expr).is_some_and(|(_, _, path)| {
+                    && (self.field_place(&ix.expr).is_some_and(|(_, _, path)| {
                         path.iter().all(|m| matches!(m, syn::Member::Named(_)))
-                    }) =>
+                    }) || self.place_chain(&ix.expr)) =>
             {
                 self.field_index(ix, out)
             }

@@ -420,6 +420,7 @@ impl<'a> Reverse<'a> {
                 a,
                 index,
                 root,
+                elems,
                 ..
             } => {
                 let (pa, i) = (self.p(*a, al), self.p(*index, al));
@@ -438,7 +439,13 @@ impl<'a> Reverse<'a> {
                 if self.active(*out) {
                     // The index, the field's length for its adjoint's shape, and the struct's
                     // type, which names the field of its adjoint.
-                    ts.extend(self.record(*out, &[i, quote!((#pa).len()), witness]));
+                    let mut fields = vec![i, quote!((#pa).len()), witness];
+                    for e in elems {
+                        let (ie, seq) = (self.p(e.index, al), self.p(e.seq, al));
+                        fields.push(ie);
+                        fields.push(quote!((#seq).len()));
+                    }
+                    ts.extend(self.record(*out, &fields));
                 }
                 ts
             }
@@ -447,6 +454,7 @@ impl<'a> Reverse<'a> {
                 var,
                 ident,
                 path,
+                elems,
                 index,
                 value,
             } => {
@@ -454,18 +462,28 @@ impl<'a> Reverse<'a> {
                 let i = self.p(*index, al);
                 let p = self.p(*value, al);
                 let mut ts = check;
+                let place = crate::ir::place_tokens(quote!(#ident), path, elems, &mut |_, e| {
+                    self.p(e.index, al)
+                });
                 if self.act.var(*var) {
                     let k = hyg(&format!("__i{}", id.0));
-                    ts.extend(quote!(let #k: usize = #i; #ident #(.#path)* [#k] = #p;));
+                    ts.extend(quote!(let #k: usize = #i; #place[#k] = #p;));
                     if path.is_empty() {
                         ts.extend(self.record(*id, &[quote!(#k)]));
                     } else {
                         let krate = self.krate;
-                        let witness = quote!(#krate::__private::type_of(&#ident));
-                        ts.extend(self.record(*id, &[quote!(#k), witness]));
+                        let mut fields =
+                            vec![quote!(#k), quote!(#krate::__private::type_of(&#ident))];
+                        // Each element on the way: its index and its sequence's length.
+                        for e in elems {
+                            let (ie, seq) = (self.p(e.index, al), self.p(e.seq, al));
+                            fields.push(ie);
+                            fields.push(quote!((#seq).len()));
+                        }
+                        ts.extend(self.record(*id, &fields));
                     }
                 } else {
-                    ts.extend(quote!(#ident #(.#path)* [#i] = #p;));
+                    ts.extend(quote!(#place[#i] = #p;));
                 }
                 ts
             }

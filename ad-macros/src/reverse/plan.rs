@@ -573,12 +573,21 @@ impl<'a> Reverse<'a> {
                 // With a field's element, the struct's type too, which names the field of its
                 // adjoint.
                 Inst::IndexAssign {
-                    var, index, path, ..
+                    var,
+                    index,
+                    path,
+                    elems,
+                    ..
                 } if self.act.var(*var) => {
                     if path.is_empty() {
                         vec![index_src(&defs, *index)]
                     } else {
-                        vec![index_src(&defs, *index), Src::Tape]
+                        let mut layout = vec![index_src(&defs, *index), Src::Tape];
+                        for e in elems {
+                            layout.push(index_src(&defs, e.index));
+                            layout.push(Src::Tape);
+                        }
+                        layout
                     }
                 }
                 // The index and the field's length, each unless the reverse sweep has it.
@@ -587,6 +596,7 @@ impl<'a> Reverse<'a> {
                     a,
                     index,
                     root,
+                    elems,
                     ..
                 } if self.active(*out) => {
                     let len = match defs.get(&a.0) {
@@ -602,7 +612,13 @@ impl<'a> Reverse<'a> {
                         }
                         _ => Src::Tape,
                     };
-                    vec![index_src(&defs, *index), len, witness]
+                    let mut layout = vec![index_src(&defs, *index), len, witness];
+                    // Each element on the way: its index and its sequence's length.
+                    for e in elems {
+                        layout.push(index_src(&defs, e.index));
+                        layout.push(Src::Tape);
+                    }
+                    layout
                 }
                 _ => continue,
             };

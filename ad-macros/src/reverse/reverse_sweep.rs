@@ -19,6 +19,31 @@ impl<'a> Reverse<'a> {
 
     /// The adjoint that what is added to `target`'s goes to, if it carries one: its own, or
     /// for a direct read (see `direct`) its variable's.
+    /// The place of a field in a struct's adjoint `base`, each element on the way given its
+    /// sequence's length there first (`elem_mut`); the elements' indices and lengths are the
+    /// fields of `out`'s record from `first` on, two each.
+    fn adjoint_place(
+        &self,
+        base: TokenStream,
+        out: Value,
+        path: &[syn::Member],
+        elems: &[crate::ir::PathElem],
+        first: usize,
+        r: &Ident,
+    ) -> TokenStream {
+        let krate = self.krate;
+        let mut place = base;
+        for (m, member) in path.iter().enumerate() {
+            for (k, _) in elems.iter().enumerate().filter(|(_, e)| e.after == m) {
+                let i = self.field(out, first + 2 * k, r);
+                let n = self.field(out, first + 2 * k + 1, r);
+                place = quote!((*#krate::__private::elem_mut(&mut #place, #n, #i)));
+            }
+            place = quote!(#place.#member);
+        }
+        place
+    }
+
     pub(super) fn slot(&self, target: Value) -> Option<Ident> {
         if !self.contributed.contains(&target.0) {
             return None;
@@ -174,7 +199,11 @@ impl<'a> Reverse<'a> {
                 }
             }
             Inst::FieldIndex {
-                out, root, path, ..
+                out,
+                root,
+                path,
+                elems,
+                ..
             } => {
                 if !self.active(*out) {
                     return TokenStream::new();
@@ -184,7 +213,8 @@ impl<'a> Reverse<'a> {
                 let body = match self.slot(*root) {
                     Some(slot) => {
                         let t = hyg("__t");
-                        quote!(#krate::__private::acc_field_elem(&mut #slot, #witness, |#t| &mut #t #(.#path)*, #len, #at, #g);)
+                        let place = self.adjoint_place(quote!(#t), *out, path, elems, 3, &r);
+                        quote!(#krate::__private::acc_field_elem(&mut #slot, #witness, |#t| &mut #place, #len, #at, #g);)
                     }
                     None => TokenStream::new(),
                 };
@@ -195,6 +225,7 @@ impl<'a> Reverse<'a> {
                 id,
                 var,
                 path,
+                elems,
                 value,
                 ..
             } => {
@@ -211,11 +242,12 @@ impl<'a> Reverse<'a> {
                         let add = self.acc(*value, quote!(#g));
                         let witness = self.field(*id, 1, &r);
                         let t = hyg("__t");
+                        let place = self.adjoint_place(quote!(#t), *id, path, elems, 2, &r);
                         quote! {
                             if let ::core::option::Option::Some(#g) = #krate::__private::take_field_at(
                                 &mut #x,
                                 #witness,
-                                |#t| &mut #t #(.#path)*,
+                                |#t| &mut #place,
                                 #at,
                             ) {
                                 #add

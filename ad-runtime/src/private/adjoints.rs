@@ -275,6 +275,13 @@ where
     field(slot.0.as_mut()?).take_at(i)
 }
 
+/// Element `i` of the adjoint of a field on the way to a field read further
+/// (`layers[i]` of `s.layers[i].w[j]`), the adjoint given the field's length `len` first.
+#[inline(always)]
+pub fn elem_mut<S: ElemSeq>(seq: &mut S, len: usize, i: usize) -> &mut S::Elem {
+    seq.elem_mut(len, i)
+}
+
 /// The adjoint of a field read element by element: a `Vec` (shaped at its first element) or
 /// an array.
 pub trait ElemSeq {
@@ -282,6 +289,8 @@ pub trait ElemSeq {
     fn add_at(&mut self, len: usize, i: usize, g: Self::Elem);
     /// Element `i`, taken out and left zero; `None` where the adjoint is shorter.
     fn take_at(&mut self, i: usize) -> Option<Self::Elem>;
+    /// Element `i`, the adjoint given `len` elements first.
+    fn elem_mut(&mut self, len: usize, i: usize) -> &mut Self::Elem;
 }
 
 impl<E: crate::Accumulate + crate::ShapelessZero> ElemSeq for Vec<E> {
@@ -299,6 +308,13 @@ impl<E: crate::Accumulate + crate::ShapelessZero> ElemSeq for Vec<E> {
         self.get_mut(i)
             .map(|e| core::mem::replace(e, E::shapeless_zero()))
     }
+    #[inline(always)]
+    fn elem_mut(&mut self, len: usize, i: usize) -> &mut E {
+        if self.len() != len {
+            self.resize_with(len, E::shapeless_zero);
+        }
+        &mut self[i]
+    }
 }
 
 impl<E: crate::Accumulate + crate::ShapelessZero, const N: usize> ElemSeq for [E; N] {
@@ -311,5 +327,9 @@ impl<E: crate::Accumulate + crate::ShapelessZero, const N: usize> ElemSeq for [E
     #[inline(always)]
     fn take_at(&mut self, i: usize) -> Option<E> {
         Some(core::mem::replace(&mut self[i], E::shapeless_zero()))
+    }
+    #[inline(always)]
+    fn elem_mut(&mut self, _: usize, i: usize) -> &mut E {
+        &mut self[i]
     }
 }
