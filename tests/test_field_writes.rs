@@ -389,8 +389,9 @@ fn fields_read_through_elements_of_a_field() {
     }
 }
 
-/// Elements of fields written through elements of a field (`n.layers[l].w[j] -= ..`): a step
-/// of gradient descent on a network inside the function, then its loss.
+/// Elements of fields written through elements of a field (`n.layers[l].w[j] -= ..`), and
+/// fields of the elements (`n.layers[l].b = ..`, `*=`): a step of gradient descent on a
+/// network inside the function, then its loss.
 #[ad::differentiable]
 fn stepped_loss(mut n: Net, x: f64, rate: f64) -> f64 {
     for l in 0..n.layers.len() {
@@ -399,6 +400,8 @@ fn stepped_loss(mut n: Net, x: f64, rate: f64) -> f64 {
             n.layers[l].w[j] -= rate * g;
         }
         n.layers[l].w[1] *= 0.5;
+        n.layers[l].b = n.layers[l].b * x;
+        n.layers[l].b *= 0.5 + n.layers[l].w[1];
         n.layers[l].w[0] = n.layers[l].w[0] * n.layers[l].b;
     }
     let mut s = 0.0;
@@ -417,6 +420,8 @@ fn stepped_loss_d(layers: &mut [(Vec<D>, D)], x: D, rate: D) -> D {
             *wj = *wj - rate * g;
         }
         w[1] = w[1] * 0.5;
+        *b = *b * x;
+        *b = *b * (w[1] + 0.5);
         w[0] = w[0] * *b;
     }
     let mut s = D::from(0.0);

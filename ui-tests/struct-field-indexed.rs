@@ -1,25 +1,12 @@
-// A field of an element of a `Vec` of structs assigned, plainly and compound, and a tuple
-// struct's field indexed: not yet (elements of named fields, also through elements, are).
-#[derive(Clone, Debug, PartialEq, ad::Differentiable)]
-struct Layer {
-    w: Vec<f64>,
-    b: f64,
-}
-
-#[derive(Clone, Debug, PartialEq, ad::Differentiable)]
-struct Net {
-    layers: Vec<Layer>,
-}
-
+// A tuple struct's field indexed, to read or to write: not yet (the elements of named fields
+// are, also through elements of fields).
 #[derive(Clone, Debug, PartialEq, ad::Differentiable)]
 struct Pair(Vec<f64>, f64);
 
 #[ad::differentiable]
-fn f(mut n: Net, mut p: Pair, x: f64) -> f64 {
-    n.layers[0].b = x;
-    n.layers[1].b *= x;
+fn f(mut p: Pair, x: f64) -> f64 {
     p.0[1] = x;
-    n.layers[0].b + p.1
+    p.0[0] * p.1
 }
 
 fn main() {}

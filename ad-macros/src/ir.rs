@@ -300,6 +300,8 @@ pub enum Inst {
         /// The elements taken on the way along `path` (`n.layers[l].w[j] = ..`).
         elems: Vec<PathElem>,
         index: Value,
+        /// Fields of the element written rather than the element (`n.layers[l].b = ..`).
+        last: Vec<syn::Member>,
         value: Value,
     },
     /// `[a, b, c]`, or `vec![a, b, c]` when `vec`.

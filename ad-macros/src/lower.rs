@@ -86,8 +86,8 @@ pub struct Lower {
     pub errors: Vec<syn::Error>,
 }
 
-/// The error for `n.layers[l].b op ..`, a field of an element of a sequence of structs
-/// assigned, with the copy to write instead.
+/// The error for `n.layers[l].b op ..` where the macro cannot follow the chain to its
+/// variable, with the copy to write instead.
 fn element_field_message(left: &Expr, op: &str) -> String {
     let show = |e: &dyn ToTokens| {
         quote!(#e)
@@ -105,7 +105,7 @@ fn element_field_message(left: &Expr, op: &str) -> String {
         format!("{op}=")
     };
     format!(
-        "#[differentiable] does not assign a field of an element of a sequence of structs yet (the elements of an array or `Vec` field of one it writes in place); copy the element, change it and put it back: `let mut e = {element}.clone(); e.{member} {op} ..; {element} = e;`"
+        "#[differentiable] cannot follow this place to a variable of the function; copy the element, change it and put it back: `let mut e = {element}.clone(); e.{member} {op} ..; {element} = e;`"
     )
 }
 
@@ -519,13 +519,40 @@ impl Lower {
                 let result = self.compound(b, lhs, rhs, out);
                 self.set_field(var, ident, path, result, b.span(), out);
             }
+            Expr::Assign(a) if self.local_var(&a.left).is_none() && self.place_chain(&a.left) => {
+                // `n.layers[l].b = ..`: the value first, as Rust evaluates it.
+                let value = self.expr(&a.right, out);
+                match self.element_field_target(&a.left, out) {
+                    Some((var, ident, steps, at)) => {
+                        self.place_assign(var, ident, steps, at, value, a.span(), out);
+                    }
+                    None => self
+                        .errors
+                        .push(err(&a.left, element_field_message(&a.left, "="))),
+                }
+            }
+            Expr::Binary(b)
+                if is_compound(&b.op)
+                    && self.local_var(&b.left).is_none()
+                    && self.place_chain(&b.left) =>
+            {
+                let rhs = self.expr(&b.right, out);
+                let lhs = self.expr(&b.left, out);
+                let result = self.compound(b, lhs, rhs, out);
+                match self.element_field_target(&b.left, out) {
+                    Some((var, ident, steps, at)) => {
+                        self.place_assign(var, ident, steps, at, result, b.span(), out);
+                    }
+                    None => {
+                        let op = compound_base(&b.op).to_string();
+                        self.errors
+                            .push(err(&b.left, element_field_message(&b.left, &op)));
+                    }
+                }
+            }
             Expr::Assign(a) => {
                 let Some((var, ident)) = self.local_var(&a.left) else {
-                    let message = match self.place_chain(&a.left) {
-                        true => element_field_message(&a.left, "="),
-                        false => "#[differentiable] supports assignment to local variables only; bind the result with `let`".to_owned(),
-                    };
-                    self.errors.push(err(&a.left, message));
+                    self.errors.push(err(&a.left, "#[differentiable] supports assignment to local variables only; bind the result with `let`"));
                     return;
                 };
                 let value = self.expr(&a.right, out);
@@ -533,11 +560,7 @@ impl Lower {
             }
             Expr::Binary(b) if is_compound(&b.op) => {
                 let Some((var, ident)) = self.local_var(&b.left) else {
-                    let message = match self.place_chain(&b.left) {
-                        true => element_field_message(&b.left, &compound_base(&b.op).to_string()),
-                        false => "#[differentiable] supports compound assignment to local variables only; bind the result with `let`".to_owned(),
-                    };
-                    self.errors.push(err(&b.left, message));
+                    self.errors.push(err(&b.left, "#[differentiable] supports compound assignment to local variables only; bind the result with `let`"));
                     return;
                 };
                 let rhs = self.expr(&b.right, out);

@@ -559,6 +559,7 @@ impl<'a> Forward<'a> {
                 path,
                 elems,
                 index,
+                last,
                 value,
                 ..
             } => {
@@ -590,11 +591,11 @@ impl<'a> Forward<'a> {
                     quote! {
                         #pre
                         let #k = #i;
-                        #primal[#k] = #p;
-                        #tangent[#k] = #t;
+                        #primal[#k] #(.#last)* = #p;
+                        #tangent[#k] #(.#last)* = #t;
                     }
                 } else {
-                    quote!(#pre #primal[#i] = #p;)
+                    quote!(#pre #primal[#i] #(.#last)* = #p;)
                 }
             }
             Inst::Array { out, elems, vec } => {

@@ -84,6 +84,42 @@ impl Lower {
         Some((var, ident, (path, Vec::new()), index))
     }
 
+    /// `n.layers[l].b` (also `n.layers[l].at.b`) written: the place of the sequence, the
+    /// element's index and the fields of the element, for `place_assign`.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn element_field_target(
+        &mut self,
+        left: &Expr,
+        out: &mut Vec<Inst>,
+    ) -> Option<(
+        Var,
+        Ident,
+        (Vec<syn::Member>, Vec<crate::ir::PathElem>),
+        (Value, Vec<syn::Member>),
+    )> {
+        if !self.place_chain(left) {
+            return None;
+        }
+        let mut last = Vec::new();
+        let mut e = left;
+        let ix = loop {
+            match e {
+                Expr::Paren(p) => e = &p.expr,
+                Expr::Field(f) => {
+                    last.insert(0, f.member.clone());
+                    e = &f.base;
+                }
+                Expr::Index(ix) => break ix,
+                _ => return None,
+            }
+        };
+        let (var, ident) = self.chain_var(&ix.expr)?;
+        let a = self.expr(&ix.expr, out);
+        let steps = self.place_paths.get(&a.0).cloned().unwrap_or_default();
+        let index = self.expr(&ix.index, out);
+        Some((var, ident, steps, (index, last)))
+    }
+
     /// The local variable at the root of a chain of fields and elements.
     fn chain_var(&mut self, e: &Expr) -> Option<(Var, Ident)> {
         match e {
@@ -213,6 +249,29 @@ impl Lower {
         span: Span,
         out: &mut Vec<Inst>,
     ) {
+        self.place_assign(
+            var,
+            ident,
+            (path, elems),
+            (index, Vec::new()),
+            value,
+            span,
+            out,
+        );
+    }
+
+    /// `place[index].last = value` (`last` empty: `place[index] = value`).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn place_assign(
+        &mut self,
+        var: Var,
+        ident: Ident,
+        (path, elems): (Vec<syn::Member>, Vec<crate::ir::PathElem>),
+        (index, last): (Value, Vec<syn::Member>),
+        value: Value,
+        span: Span,
+        out: &mut Vec<Inst>,
+    ) {
         // An element of a field written in place: the reads of the struct before it (element
         // reads, cloned where they are bound) need no copy of the whole field.
         let name = ident.to_string();
@@ -229,6 +288,7 @@ impl Lower {
             path,
             elems,
             index,
+            last,
             value,
         });
     }

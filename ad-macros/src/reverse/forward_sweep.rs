@@ -456,6 +456,7 @@ impl<'a> Reverse<'a> {
                 path,
                 elems,
                 index,
+                last,
                 value,
             } => {
                 let check = self.binding_check(*var, ident);
@@ -467,7 +468,7 @@ impl<'a> Reverse<'a> {
                 });
                 if self.act.var(*var) {
                     let k = hyg(&format!("__i{}", id.0));
-                    ts.extend(quote!(let #k: usize = #i; #place[#k] = #p;));
+                    ts.extend(quote!(let #k: usize = #i; #place[#k] #(.#last)* = #p;));
                     if path.is_empty() {
                         ts.extend(self.record(*id, &[quote!(#k)]));
                     } else {
@@ -480,10 +481,14 @@ impl<'a> Reverse<'a> {
                             fields.push(ie);
                             fields.push(quote!((#seq).len()));
                         }
+                        // A field of the element written: the sequence's length too.
+                        if !last.is_empty() {
+                            fields.push(quote!((#place).len()));
+                        }
                         ts.extend(self.record(*id, &fields));
                     }
                 } else {
-                    ts.extend(quote!(#place[#i] = #p;));
+                    ts.extend(quote!(#place[#i] #(.#last)* = #p;));
                 }
                 ts
             }

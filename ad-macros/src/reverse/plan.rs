@@ -577,6 +577,7 @@ impl<'a> Reverse<'a> {
                     index,
                     path,
                     elems,
+                    last,
                     ..
                 } if self.act.var(*var) => {
                     if path.is_empty() {
@@ -585,6 +586,9 @@ impl<'a> Reverse<'a> {
                         let mut layout = vec![index_src(&defs, *index), Src::Tape];
                         for e in elems {
                             layout.push(index_src(&defs, e.index));
+                            layout.push(Src::Tape);
+                        }
+                        if !last.is_empty() {
                             layout.push(Src::Tape);
                         }
                         layout

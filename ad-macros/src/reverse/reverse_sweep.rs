@@ -226,6 +226,7 @@ impl<'a> Reverse<'a> {
                 var,
                 path,
                 elems,
+                last,
                 value,
                 ..
             } => {
@@ -243,14 +244,28 @@ impl<'a> Reverse<'a> {
                         let witness = self.field(*id, 1, &r);
                         let t = hyg("__t");
                         let place = self.adjoint_place(quote!(#t), *id, path, elems, 2, &r);
-                        quote! {
-                            if let ::core::option::Option::Some(#g) = #krate::__private::take_field_at(
-                                &mut #x,
-                                #witness,
-                                |#t| &mut #place,
-                                #at,
-                            ) {
-                                #add
+                        if last.is_empty() {
+                            quote! {
+                                if let ::core::option::Option::Some(#g) = #krate::__private::take_field_at(
+                                    &mut #x,
+                                    #witness,
+                                    |#t| &mut #place,
+                                    #at,
+                                ) {
+                                    #add
+                                }
+                            }
+                        } else {
+                            // A field of the element: the element given its sequence's length.
+                            let n = self.field(*id, 2 + 2 * elems.len(), &r);
+                            quote! {
+                                if let ::core::option::Option::Some(#g) = #krate::__private::take_place(
+                                    &mut #x,
+                                    #witness,
+                                    |#t| &mut (*#krate::__private::elem_mut(&mut #place, #n, #at)) #(.#last)*,
+                                ) {
+                                    #add
+                                }
                             }
                         }
                     } else {

@@ -275,6 +275,24 @@ where
     field(slot.0.as_mut()?).take_at(i)
 }
 
+/// The adjoint at a place of a struct's adjoint (`layers[l].b`), taken out and left zero:
+/// where the place was written, its adjoint goes to the value stored. `None` where the struct
+/// has no adjoint yet.
+#[inline(always)]
+pub fn take_place<C: crate::Differentiable, P: crate::ShapelessZero>(
+    slot: &mut Adj<C::Tangent>,
+    _: Ty<C>,
+    place: impl FnOnce(&mut C::Tangent) -> &mut P,
+) -> Option<P>
+where
+    C::Tangent: Adjoint<Repr = Option<C::Tangent>>,
+{
+    Some(core::mem::replace(
+        place(slot.0.as_mut()?),
+        P::shapeless_zero(),
+    ))
+}
+
 /// Element `i` of the adjoint of a field on the way to a field read further
 /// (`layers[i]` of `s.layers[i].w[j]`), the adjoint given the field's length `len` first.
 #[inline(always)]
