@@ -276,6 +276,19 @@ impl Lower {
                     "write it as a named `fn` with #[differentiable] and call that",
                 )),
             ),
+            // A field lent to a function that writes it (`scale(&mut s.w, k)`).
+            Expr::Reference(r)
+                if r.mutability.is_some()
+                    && (self.field_place(&r.expr).is_some() || self.place_chain(&r.expr)) =>
+            {
+                let inner = &r.expr;
+                let place = quote!(#inner)
+                    .to_string()
+                    .replace(' ', "")
+                    .replace("__ad_self", "self");
+                self.errors.push(err(r, format!("#[differentiable] does not lend a struct's field to a function that writes it yet; lend a copy and assign it back: `let mut w = {place}.clone();`, pass `&mut w`, then `{place} = w;`")));
+                self.dummy(out, r.span())
+            }
             Expr::Reference(_) => self.verbatim(e, out, Some(Unsupported::new("a reference"))),
             Expr::Range(_) => self.verbatim(e, out, Some(Unsupported::new("a range"))),
             Expr::Struct(s) => self.struct_literal(s, out),
