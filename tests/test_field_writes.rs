@@ -324,6 +324,57 @@ fn nested_reads(n: &Net, x: f64) -> f64 {
     s * copy.layers[1].w[0]
 }
 
+/// A network of two layers of 3 and 2 weights, the same in the tests below.
+fn two_layers() -> Net {
+    Net {
+        layers: vec![
+            Layer {
+                w: vec![0.5, -1.0, 0.25],
+                b: 0.1,
+            },
+            Layer {
+                w: vec![2.0, 0.75],
+                b: -0.3,
+            },
+        ],
+    }
+}
+
+/// The floats of layers (a network's or its tangent's) in order: each layer's weights, then
+/// its bias.
+fn floats_of(layers: &[Layer]) -> Vec<f64> {
+    layers
+        .iter()
+        .flat_map(|l| l.w.iter().copied().chain([l.b]))
+        .collect()
+}
+
+/// The tangent of `two_layers` along its float `k` (none for `k` past them).
+fn unit_of_two_layers(k: usize) -> NetTangent {
+    let u = |i: usize| if i == k { 1.0 } else { 0.0 };
+    NetTangent {
+        layers: vec![
+            Layer {
+                w: vec![u(0), u(1), u(2)],
+                b: u(3),
+            },
+            Layer {
+                w: vec![u(4), u(5)],
+                b: u(6),
+            },
+        ],
+    }
+}
+
+/// `two_layers` over dual numbers, seeded along its float `k`.
+fn two_layers_d(flat: &[f64], k: usize) -> Vec<(Vec<D>, D)> {
+    let seed = |i: usize| D::new(flat[i], if i == k { 1.0 } else { 0.0 });
+    vec![
+        (vec![seed(0), seed(1), seed(2)], seed(3)),
+        (vec![seed(4), seed(5)], seed(6)),
+    ]
+}
+
 fn nested_reads_d(layers: &[(Vec<D>, D)], x: D) -> D {
     let mut s = D::from(0.0);
     for (w, b) in layers {
@@ -336,54 +387,20 @@ fn nested_reads_d(layers: &[(Vec<D>, D)], x: D) -> D {
 
 #[test]
 fn fields_read_through_elements_of_a_field() {
-    let n = Net {
-        layers: vec![
-            Layer {
-                w: vec![0.5, -1.0, 0.25],
-                b: 0.1,
-            },
-            Layer {
-                w: vec![2.0, 0.75],
-                b: -0.3,
-            },
-        ],
-    };
-    let flat = [0.5, -1.0, 0.25, 0.1, 2.0, 0.75, -0.3];
+    let n = two_layers();
+    let flat = floats_of(&n.layers);
     for x in grid(-1.0, 1.0, 3) {
         let (gn, gx) = ad::grad(nested_reads, (&n, x));
         let (_, pullback) = ad::vjp(nested_reads, (&n, x));
         let (pn, px) = pullback(1.0);
-        let g = |t: &NetTangent| -> Vec<f64> {
-            t.layers
-                .iter()
-                .flat_map(|l| l.w.iter().copied().chain([l.b]))
-                .collect()
-        };
-        let (g, p) = (g(&gn), g(&pn));
+        let (g, p) = (floats_of(&gn.layers), floats_of(&pn.layers));
         for k in 0..8 {
-            let seed = |i: usize| D::new(flat[i], if i == k { 1.0 } else { 0.0 });
-            let layers = vec![
-                (vec![seed(0), seed(1), seed(2)], seed(3)),
-                (vec![seed(4), seed(5)], seed(6)),
-            ];
-            let want = nested_reads_d(&layers, D::new(x, if k == 7 { 1.0 } else { 0.0 })).eps;
+            let u = |i: usize| if i == k { 1.0 } else { 0.0 };
+            let want = nested_reads_d(&two_layers_d(&flat, k), D::new(x, u(7))).eps;
             let (got, pulled) = if k == 7 { (gx, px) } else { (g[k], p[k]) };
             assert!(close(got, want, TOL), "grad d/d{k} = {got}, oracle {want}");
             assert!(close(pulled, want, TOL), "vjp d/d{k}");
-            let u = |i: usize| if i == k { 1.0 } else { 0.0 };
-            let t = NetTangent {
-                layers: vec![
-                    Layer {
-                        w: vec![u(0), u(1), u(2)],
-                        b: u(3),
-                    },
-                    Layer {
-                        w: vec![u(4), u(5)],
-                        b: u(6),
-                    },
-                ],
-            };
-            let (_, jv) = ad::jvp(nested_reads, (&n, x), (t, u(7)));
+            let (_, jv) = ad::jvp(nested_reads, (&n, x), (unit_of_two_layers(k), u(7)));
             assert!(close(jv, want, TOL), "jvp d/d{k}");
         }
     }
@@ -435,62 +452,29 @@ fn stepped_loss_d(layers: &mut [(Vec<D>, D)], x: D, rate: D) -> D {
 
 #[test]
 fn elements_written_through_elements_of_a_field() {
-    let n = Net {
-        layers: vec![
-            Layer {
-                w: vec![0.5, -1.0, 0.25],
-                b: 0.1,
-            },
-            Layer {
-                w: vec![2.0, 0.75],
-                b: -0.3,
-            },
-        ],
-    };
-    let flat = [0.5, -1.0, 0.25, 0.1, 2.0, 0.75, -0.3];
+    let n = two_layers();
+    let flat = floats_of(&n.layers);
     let (x, rate) = (0.7, 0.1);
     let (gn, gx, grate) = ad::grad(stepped_loss, (n.clone(), x, rate));
-    let g: Vec<f64> = gn
-        .layers
-        .iter()
-        .flat_map(|l| l.w.iter().copied().chain([l.b]))
+    let g: Vec<f64> = floats_of(&gn.layers)
+        .into_iter()
         .chain([gx, grate])
         .collect();
     for k in 0..9 {
-        let seed = |i: usize, v: f64| D::new(v, if i == k { 1.0 } else { 0.0 });
-        let mut layers = vec![
-            (
-                vec![seed(0, flat[0]), seed(1, flat[1]), seed(2, flat[2])],
-                seed(3, flat[3]),
-            ),
-            (vec![seed(4, flat[4]), seed(5, flat[5])], seed(6, flat[6])),
-        ];
-        let want = stepped_loss_d(&mut layers, seed(7, x), seed(8, rate));
-        assert!(
-            close(g[k], want.eps, TOL),
-            "grad d/d{k} = {}, oracle {}",
-            g[k],
-            want.eps
-        );
         let u = |i: usize| if i == k { 1.0 } else { 0.0 };
-        let t = NetTangent {
-            layers: vec![
-                Layer {
-                    w: vec![u(0), u(1), u(2)],
-                    b: u(3),
-                },
-                Layer {
-                    w: vec![u(4), u(5)],
-                    b: u(6),
-                },
-            ],
-        };
-        let (v, jv) = ad::jvp(stepped_loss, (n.clone(), x, rate), (t, u(7), u(8)));
+        let mut layers = two_layers_d(&flat, k);
+        let want = stepped_loss_d(&mut layers, D::new(x, u(7)), D::new(rate, u(8)));
+        let (got, want_eps) = (g[k], want.eps);
+        assert!(
+            close(got, want_eps, TOL),
+            "grad d/d{k} = {got}, oracle {want_eps}"
+        );
+        let tangents = (unit_of_two_layers(k), u(7), u(8));
+        let (v, jv) = ad::jvp(stepped_loss, (n.clone(), x, rate), tangents);
         assert!(close(v, want.re, TOL));
         assert!(
-            close(jv, want.eps, TOL),
-            "jvp d/d{k} = {jv}, oracle {}",
-            want.eps
+            close(jv, want_eps, TOL),
+            "jvp d/d{k} = {jv}, oracle {want_eps}"
         );
     }
 }
