@@ -276,3 +276,20 @@ fn a_mutable_local_read_beside_a_method_call_in_a_condition() {
         );
     }
 }
+
+/// 23, found again by the long run: a method called with `.` in a condition on a struct bound
+/// by a `let` without a type and without `mut`, which nothing can change.
+#[differentiable]
+fn untyped_receiver_in_condition(x: f64) -> f64 {
+    let st = Inner { w: x };
+    if st.scaled(0.5) > 0.25 { st.w * x } else { x }
+}
+
+#[test]
+fn a_method_of_an_untyped_let_called_in_a_condition() {
+    // 0.5 x > 0.25 for x > 0.5: x^2 there, x below.
+    for (x, dx) in [(1.0, 2.0), (0.25, 1.0)] {
+        assert_eq!(ad::grad(untyped_receiver_in_condition, (x,)).0, dx);
+        assert_eq!(ad::jvp(untyped_receiver_in_condition, (x,), (1.0,)).1, dx);
+    }
+}

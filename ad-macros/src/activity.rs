@@ -254,16 +254,18 @@ fn check_scrutinees(func: &Func, act: &Activity, errors: &mut Vec<syn::Error>) {
     }
 }
 
-/// Whether code kept as written may change `var`: not if it is bound without `mut` with a type
-/// that is not a `&mut` (a float parameter `x: f64`, a `s: &Model`), which nothing can change
-/// (rustc rejects any write to it), even through a method of unknown receiver mode.
+/// Whether code kept as written may change `var`: not if it is bound without `mut` and not
+/// declared a `&mut` (a float parameter `x: f64`, a `s: &Model`, `let st = S0 { .. };`), which
+/// nothing can change (rustc rejects any write to it), even through a method of unknown
+/// receiver mode. A binding without a type that holds a `&mut` is a view of its variable,
+/// whose reads in the tokens are the variable's.
 fn may_change(func: &Func, var: crate::ir::Var) -> bool {
     let data = &func.vars[var.0 as usize];
     data.mutable
         || data
             .ty
             .as_ref()
-            .is_none_or(|t| matches!(t, syn::Type::Reference(r) if r.mutability.is_some()))
+            .is_some_and(|t| matches!(t, syn::Type::Reference(r) if r.mutability.is_some()))
 }
 
 fn check_block(func: &Func, b: &Block, act: &Activity, errors: &mut Vec<syn::Error>) {

@@ -184,20 +184,23 @@ impl Lower {
         });
         let (var, ident) = match local {
             Some(local) => local,
-            None => {
-                let ident = Ident::new(
-                    &format!("__ad_match{}", self.vars.len()),
-                    Span::mixed_site(),
-                );
-                let var = self.new_var(ident.clone(), None, false);
-                out.push(Inst::Let {
-                    var,
-                    init: Some(value),
-                });
-                (var, ident)
-            }
+            None => self.hidden_subject(value, out),
         };
         Subject { var, ident, index }
+    }
+
+    /// A hidden variable bound to a `match`'s subject, evaluated once.
+    fn hidden_subject(&mut self, value: Value, out: &mut Vec<Inst>) -> (Var, Ident) {
+        let ident = Ident::new(
+            &format!("__ad_match{}", self.vars.len()),
+            Span::mixed_site(),
+        );
+        let var = self.new_var(ident.clone(), None, false);
+        out.push(Inst::Let {
+            var,
+            init: Some(value),
+        });
+        (var, ident)
     }
 
     /// The subject of a `match` with an arm that compares it with an integer (`0 => ..`,
@@ -213,15 +216,7 @@ impl Lower {
             var: None,
             without_derivative: None,
         });
-        let ident = Ident::new(
-            &format!("__ad_match{}", self.vars.len()),
-            Span::mixed_site(),
-        );
-        let var = self.new_var(ident.clone(), None, false);
-        out.push(Inst::Let {
-            var,
-            init: Some(value),
-        });
+        let (var, ident) = self.hidden_subject(value, out);
         Subject { var, ident, index }
     }
 

@@ -166,17 +166,7 @@ pub(super) fn may_write(tokens: &TokenStream) -> bool {
             {
                 return true;
             }
-            TokenTree::Punct(p)
-                if p.as_char() == '.'
-                    && matches!(
-                        (tts.get(i + 1), tts.get(i + 2)),
-                        (Some(TokenTree::Ident(m)), Some(TokenTree::Group(g)))
-                            if g.delimiter() == proc_macro2::Delimiter::Parenthesis
-                                && !is_read_only_method(&m.to_string())
-                    ) =>
-            {
-                return true;
-            }
+            TokenTree::Punct(_) if writing_method_call(&tts, i) => return true,
             TokenTree::Group(g) if may_write(&g.stream()) => {
                 return true;
             }
@@ -225,21 +215,25 @@ fn method_roots(tts: &[TokenTree]) -> Option<Vec<String>> {
             TokenTree::Group(g) => {
                 names.extend(method_roots(&g.stream().into_iter().collect::<Vec<_>>())?);
             }
-            TokenTree::Punct(p)
-                if p.as_char() == '.'
-                    && matches!(
-                        (tts.get(i + 1), tts.get(i + 2)),
-                        (Some(TokenTree::Ident(m)), Some(TokenTree::Group(g)))
-                            if g.delimiter() == proc_macro2::Delimiter::Parenthesis
-                                && !is_read_only_method(&m.to_string())
-                    ) =>
-            {
+            TokenTree::Punct(_) if writing_method_call(tts, i) => {
                 names.extend(receiver_root(&tts[..i])?);
             }
             _ => {}
         }
     }
     Some(names)
+}
+
+/// Whether `tts[i]` is the `.` of a method call (`.name(..)`) not known to be read-only, which
+/// may change its receiver (a `&mut self` method).
+fn writing_method_call(tts: &[TokenTree], i: usize) -> bool {
+    matches!(&tts[i], TokenTree::Punct(p) if p.as_char() == '.')
+        && matches!(
+            (tts.get(i + 1), tts.get(i + 2)),
+            (Some(TokenTree::Ident(m)), Some(TokenTree::Group(g)))
+                if g.delimiter() == proc_macro2::Delimiter::Parenthesis
+                    && !is_read_only_method(&m.to_string())
+        )
 }
 
 /// The tokens with each method call's `.name(..)` removed, its receiver kept.
