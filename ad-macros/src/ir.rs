@@ -350,18 +350,18 @@ pub struct PathElem {
 }
 
 /// The place `base.a.b[i].c` of a field path with the elements taken on the way, each
-/// element's index written by `index` (`base.layers[#i].w`).
+/// element `k` taken from the place before it by `element` (`#place[#i]` in the sweeps, a
+/// shaping access in an adjoint).
 pub fn place_tokens(
     base: TokenStream,
     path: &[syn::Member],
     elems: &[PathElem],
-    index: &mut dyn FnMut(usize, &PathElem) -> TokenStream,
+    element: &mut dyn FnMut(TokenStream, usize, &PathElem) -> TokenStream,
 ) -> TokenStream {
     let mut place = base;
     for (m, member) in path.iter().enumerate() {
         for (k, e) in elems.iter().enumerate().filter(|(_, e)| e.after == m) {
-            let i = index(k, e);
-            place = quote::quote!(#place[#i]);
+            place = element(place, k, e);
         }
         place = quote::quote!(#place.#member);
     }

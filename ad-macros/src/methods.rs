@@ -80,13 +80,10 @@ fn free_function(
         };
         let span = r.self_token.span;
         receiver_span = Some(span);
+        let ident = syn::Ident::new("__ad_self", span);
         let arg: FnArg = match kind {
-            Receiver::Ref => {
-                let ident = syn::Ident::new("__ad_self", span);
-                syn::parse_quote!(#ident: &#self_ty)
-            }
+            Receiver::Ref => syn::parse_quote!(#ident: &#self_ty),
             Receiver::Value => {
-                let ident = syn::Ident::new("__ad_self", span);
                 let m = r.mutability;
                 syn::parse_quote!(#m #ident: #self_ty)
             }

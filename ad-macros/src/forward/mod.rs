@@ -576,9 +576,9 @@ impl<'a> Forward<'a> {
                     pre.extend(quote!(let #k: usize = #ie;));
                 }
                 let place = |base| {
-                    crate::ir::place_tokens(base, path, elems, &mut |j, _| {
+                    crate::ir::place_tokens(base, path, elems, &mut |at, j, _| {
                         let kj = &ks[j];
-                        quote!(#kj)
+                        quote!(#at[#kj])
                     })
                 };
                 let primal = place(quote!(#ident));

@@ -440,11 +440,7 @@ impl<'a> Reverse<'a> {
                     // The index, the field's length for its adjoint's shape, and the struct's
                     // type, which names the field of its adjoint.
                     let mut fields = vec![i, quote!((#pa).len()), witness];
-                    for e in elems {
-                        let (ie, seq) = (self.p(e.index, al), self.p(e.seq, al));
-                        fields.push(ie);
-                        fields.push(quote!((#seq).len()));
-                    }
+                    fields.extend(self.elems_record(elems, al));
                     ts.extend(self.record(*out, &fields));
                 }
                 ts
@@ -463,9 +459,11 @@ impl<'a> Reverse<'a> {
                 let i = self.p(*index, al);
                 let p = self.p(*value, al);
                 let mut ts = check;
-                let place = crate::ir::place_tokens(quote!(#ident), path, elems, &mut |_, e| {
-                    self.p(e.index, al)
-                });
+                let place =
+                    crate::ir::place_tokens(quote!(#ident), path, elems, &mut |at, _, e| {
+                        let i = self.p(e.index, al);
+                        quote!(#at[#i])
+                    });
                 if self.act.var(*var) {
                     let k = hyg(&format!("__i{}", id.0));
                     ts.extend(quote!(let #k: usize = #i; #place[#k] #(.#last)* = #p;));
@@ -475,12 +473,7 @@ impl<'a> Reverse<'a> {
                         let krate = self.krate;
                         let mut fields =
                             vec![quote!(#k), quote!(#krate::__private::type_of(&#ident))];
-                        // Each element on the way: its index and its sequence's length.
-                        for e in elems {
-                            let (ie, seq) = (self.p(e.index, al), self.p(e.seq, al));
-                            fields.push(ie);
-                            fields.push(quote!((#seq).len()));
-                        }
+                        fields.extend(self.elems_record(elems, al));
                         // A field of the element written: the sequence's length too.
                         if !last.is_empty() {
                             fields.push(quote!((#place).len()));
@@ -765,4 +758,19 @@ fn names_other_replay(tokens: &TokenStream, own: Option<&str>) -> bool {
         let name = i.to_string();
         name.starts_with("__ri") && Some(name.as_str()) != own
     })
+}
+
+impl Reverse<'_> {
+    /// What the record of a place keeps of each element on the way (`layers[l]` of
+    /// `s.layers[l].w[j]`): its index and its sequence's length, which the reverse sweep needs
+    /// to reach the place in the struct's adjoint (`Reverse::adjoint_place`).
+    fn elems_record(&self, elems: &[crate::ir::PathElem], al: &Aliases) -> Vec<TokenStream> {
+        elems
+            .iter()
+            .flat_map(|e| {
+                let (i, seq) = (self.p(e.index, al), self.p(e.seq, al));
+                [i, quote!((#seq).len())]
+            })
+            .collect()
+    }
 }

@@ -584,10 +584,7 @@ impl<'a> Reverse<'a> {
                         vec![index_src(&defs, *index)]
                     } else {
                         let mut layout = vec![index_src(&defs, *index), Src::Tape];
-                        for e in elems {
-                            layout.push(index_src(&defs, e.index));
-                            layout.push(Src::Tape);
-                        }
+                        layout.extend(elems_layout(&defs, elems));
                         if !last.is_empty() {
                             layout.push(Src::Tape);
                         }
@@ -617,11 +614,7 @@ impl<'a> Reverse<'a> {
                         _ => Src::Tape,
                     };
                     let mut layout = vec![index_src(&defs, *index), len, witness];
-                    // Each element on the way: its index and its sequence's length.
-                    for e in elems {
-                        layout.push(index_src(&defs, e.index));
-                        layout.push(Src::Tape);
-                    }
+                    layout.extend(elems_layout(&defs, elems));
                     layout
                 }
                 _ => continue,

@@ -32,16 +32,11 @@ impl<'a> Reverse<'a> {
         r: &Ident,
     ) -> TokenStream {
         let krate = self.krate;
-        let mut place = base;
-        for (m, member) in path.iter().enumerate() {
-            for (k, _) in elems.iter().enumerate().filter(|(_, e)| e.after == m) {
-                let i = self.field(out, first + 2 * k, r);
-                let n = self.field(out, first + 2 * k + 1, r);
-                place = quote!((*#krate::__private::elem_mut(&mut #place, #n, #i)));
-            }
-            place = quote!(#place.#member);
-        }
-        place
+        crate::ir::place_tokens(base, path, elems, &mut |at, k, _| {
+            let i = self.field(out, first + 2 * k, r);
+            let n = self.field(out, first + 2 * k + 1, r);
+            quote!((*#krate::__private::elem_mut(&mut #at, #n, #i)))
+        })
     }
 
     pub(super) fn slot(&self, target: Value) -> Option<Ident> {

@@ -145,6 +145,16 @@ pub(super) fn raw(defs: &HashMap<u32, Src>, v: Value) -> Option<TokenStream> {
     }
 }
 
+/// The record's layout for each element on the way to a place (`layers[l]` of
+/// `s.layers[l].w[j]`): its index, kept unless the reverse sweep can compute it again, and its
+/// sequence's length.
+pub(super) fn elems_layout(defs: &HashMap<u32, Src>, elems: &[crate::ir::PathElem]) -> Vec<Src> {
+    elems
+        .iter()
+        .flat_map(|e| [index_src(defs, e.index), Src::Tape])
+        .collect()
+}
+
 /// Where the reverse sweep finds an index: written again, or on the tape.
 pub(super) fn index_src(defs: &HashMap<u32, Src>, v: Value) -> Src {
     raw(defs, v).map_or(Src::Tape, Src::Inline)

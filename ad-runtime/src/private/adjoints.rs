@@ -303,29 +303,22 @@ pub fn elem_mut<S: ElemSeq>(seq: &mut S, len: usize, i: usize) -> &mut S::Elem {
 /// The adjoint of a field read element by element: a `Vec` (shaped at its first element) or
 /// an array.
 pub trait ElemSeq {
-    type Elem;
-    fn add_at(&mut self, len: usize, i: usize, g: Self::Elem);
-    /// Element `i`, taken out and left zero; `None` where the adjoint is shorter.
-    fn take_at(&mut self, i: usize) -> Option<Self::Elem>;
+    type Elem: crate::Accumulate + crate::ShapelessZero;
     /// Element `i`, the adjoint given `len` elements first.
     fn elem_mut(&mut self, len: usize, i: usize) -> &mut Self::Elem;
+    /// Element `i`, taken out and left zero; `None` where the adjoint is shorter.
+    fn take_at(&mut self, i: usize) -> Option<Self::Elem>;
+    /// Adds `g` to element `i`, the adjoint given `len` elements first.
+    #[inline(always)]
+    fn add_at(&mut self, len: usize, i: usize, g: Self::Elem) {
+        let e = self.elem_mut(len, i);
+        let old = core::mem::replace(e, crate::ShapelessZero::shapeless_zero());
+        *e = crate::Accumulate::accumulate(old, g);
+    }
 }
 
 impl<E: crate::Accumulate + crate::ShapelessZero> ElemSeq for Vec<E> {
     type Elem = E;
-    #[inline(always)]
-    fn add_at(&mut self, len: usize, i: usize, g: E) {
-        if self.len() != len {
-            self.resize_with(len, E::shapeless_zero);
-        }
-        let old = core::mem::replace(&mut self[i], E::shapeless_zero());
-        self[i] = old.accumulate(g);
-    }
-    #[inline(always)]
-    fn take_at(&mut self, i: usize) -> Option<E> {
-        self.get_mut(i)
-            .map(|e| core::mem::replace(e, E::shapeless_zero()))
-    }
     #[inline(always)]
     fn elem_mut(&mut self, len: usize, i: usize) -> &mut E {
         if self.len() != len {
@@ -333,21 +326,21 @@ impl<E: crate::Accumulate + crate::ShapelessZero> ElemSeq for Vec<E> {
         }
         &mut self[i]
     }
+    #[inline(always)]
+    fn take_at(&mut self, i: usize) -> Option<E> {
+        self.get_mut(i)
+            .map(|e| core::mem::replace(e, E::shapeless_zero()))
+    }
 }
 
 impl<E: crate::Accumulate + crate::ShapelessZero, const N: usize> ElemSeq for [E; N] {
     type Elem = E;
     #[inline(always)]
-    fn add_at(&mut self, _: usize, i: usize, g: E) {
-        let old = core::mem::replace(&mut self[i], E::shapeless_zero());
-        self[i] = old.accumulate(g);
+    fn elem_mut(&mut self, _: usize, i: usize) -> &mut E {
+        &mut self[i]
     }
     #[inline(always)]
     fn take_at(&mut self, i: usize) -> Option<E> {
         Some(core::mem::replace(&mut self[i], E::shapeless_zero()))
-    }
-    #[inline(always)]
-    fn elem_mut(&mut self, _: usize, i: usize) -> &mut E {
-        &mut self[i]
     }
 }
