@@ -331,20 +331,19 @@ impl<T: Accumulate, const N: usize> Accumulate for [T; N] {
 
 /// The adjoint of a `Vec` may be shorter than the `Vec` while the reverse sweep builds it: the
 /// missing elements are zero.
-impl<T: Accumulate> Accumulate for Vec<T> {
+impl<T: Accumulate + ShapelessZero> Accumulate for Vec<T> {
+    /// Into the longer of the two, in place: no allocation. An adjoint not yet shaped (empty)
+    /// adds nothing, and the other is the sum as it is.
     #[inline]
     fn accumulate(mut self, other: Self) -> Self {
         if self.len() < other.len() {
             return other.accumulate(self);
         }
-        let mut rest = self.split_off(other.len());
-        let mut sum: Vec<T> = self
-            .into_iter()
-            .zip(other)
-            .map(|(a, b)| a.accumulate(b))
-            .collect();
-        sum.append(&mut rest);
-        sum
+        for (a, b) in self.iter_mut().zip(other) {
+            let old = core::mem::replace(a, T::shapeless_zero());
+            *a = old.accumulate(b);
+        }
+        self
     }
     #[inline]
     fn is_zero_adjoint(&self) -> bool {

@@ -110,7 +110,7 @@ macro_rules! optional_adjoint {
 }
 optional_adjoint!(
     [T; N] => [T: crate::Accumulate, const N: usize],
-    Vec<T> => [T: crate::Accumulate],
+    Vec<T> => [T: crate::Accumulate + crate::ShapelessZero],
     Option<T> => [T: crate::Accumulate],
     (A,) => [A: crate::Accumulate],
     (A, B) => [A: crate::Accumulate, B: crate::Accumulate],
