@@ -213,11 +213,15 @@ pub struct Reverse<'a> {
     dense: HashSet<u32>,
     dense_made: HashMap<u32, dense::DenseLen>,
     dense_len: HashMap<u32, TokenStream>,
+    /// Fields of struct parameters read through their reference whose adjoint is a buffer
+    /// taken out of the struct's for the reverse sweep (see `dense.rs`).
+    dense_fields: Vec<(Var, syn::Member)>,
 }
 
-/// A record counted in the room a loop makes on the tape: its slot, and for a record of an inner
-/// loop of a loop that makes room per iteration, the inner loop's trip count.
-type RoomFor = (Ident, Option<TokenStream>);
+/// A push counted in the room a loop makes on the tape: the words it takes (a record's, from its
+/// slot, or a branch's decision), and for a push of an inner loop of a loop that makes room per
+/// iteration, the inner loop's trip count.
+type RoomFor = (TokenStream, Option<TokenStream>);
 
 /// Where the reverse sweep finds an operand of a record.
 #[derive(Clone)]
@@ -280,6 +284,7 @@ impl<'a> Reverse<'a> {
             dense: HashSet::new(),
             dense_made: HashMap::new(),
             dense_len: HashMap::new(),
+            dense_fields: Vec::new(),
         };
         r.scan(&func.body);
         // Which adjoints receive something is a backward flow from the result and the returns:
@@ -308,6 +313,7 @@ impl<'a> Reverse<'a> {
             }
         }
         r.plan_dense();
+        r.plan_dense_fields();
         r.plan_layouts();
         r
     }

@@ -13,6 +13,13 @@
 //! length after the `let`, and when the two sweeps run in separate calls (a callee's sweeps, or
 //! `vjp` and its pullback), the forward sweep pushes it last and the reverse sweep pops it first.
 //! Every index the reverse sweep uses on the buffer is one the forward sweep used on the `Vec`.
+//!
+//! The same holds for a field of a struct parameter read through its reference (`self.w[i]`
+//! of a `&self` method): nothing writes it while the function runs, so its length is that of
+//! the field. Its adjoint, added to element by element, is taken out of the struct's adjoint
+//! where the reverse sweep starts, as a buffer of the field's length, and added back where it
+//! ends: the elements are then added to as a slice parameter's, with no test of the struct's
+//! adjoint or of the field's length per element.
 
 use super::*;
 
@@ -154,6 +161,101 @@ impl Reverse<'_> {
             out.extend(quote!(let mut #x = #krate::__private::dense(&#k, #n);));
         }
         out
+    }
+}
+
+impl Reverse<'_> {
+    /// The fields of struct parameters whose adjoints are buffers (see the module's
+    /// documentation): a field of a parameter read through its reference, indexed directly
+    /// (`p.w[i]`, not `p.layers[l].w[i]`).
+    pub(super) fn plan_dense_fields(&mut self) {
+        let func = self.func;
+        let mut fields: Vec<(Var, syn::Member)> = Vec::new();
+        for inst in func.body.all_insts() {
+            let Inst::FieldIndex {
+                out,
+                root,
+                path,
+                elems,
+                ..
+            } = inst
+            else {
+                continue;
+            };
+            let Some(var) = self.direct.get(&root.0).copied() else {
+                continue;
+            };
+            let field = match path.as_slice() {
+                [field] if elems.is_empty() => field,
+                _ => continue,
+            };
+            if self.act.value(*out)
+                && self.var_contributed.contains(&var.0)
+                && func.borrowed(var)
+                && func.params.iter().any(|p| p.var == var)
+                && !fields.iter().any(|(v, f)| *v == var && f == field)
+            {
+                fields.push((var, field.clone()));
+            }
+        }
+        self.dense_fields = fields;
+    }
+
+    /// The buffer of field `field` of parameter `var`, if it has one.
+    pub(super) fn dense_field(&self, var: Var, field: &syn::Member) -> Option<Ident> {
+        let k = self
+            .dense_fields
+            .iter()
+            .position(|(v, f)| *v == var && f == field)?;
+        Some(hyg(&format!("__xf{}_{k}", var.0)))
+    }
+
+    /// Where the reverse sweep starts, after the adjoints are declared: each buffer, taken out
+    /// of its struct's adjoint (`__xs` owns it, `__xf` is its elements).
+    pub(super) fn dense_field_decls(&self) -> TokenStream {
+        let krate = self.krate;
+        let mut out = TokenStream::new();
+        for (k, (var, field)) in self.dense_fields.iter().enumerate() {
+            let (x, read) = (x_ident(*var), self.param_read(*var));
+            let own = hyg(&format!("__xs{}_{k}", var.0));
+            let buf = self.dense_field(*var, field).expect("a dense field");
+            let t = hyg("__t");
+            out.extend(quote! {
+                let mut #own = #krate::__private::field_out(
+                    &mut #x,
+                    #krate::__private::type_of(&#read),
+                    |#t| &mut #t.#field,
+                );
+                let #buf = #krate::__private::ElemSeq::dense(&mut #own, (#read.#field).len());
+            });
+        }
+        out
+    }
+
+    /// Where the reverse sweep ends: each buffer added back into its struct's adjoint.
+    pub(super) fn dense_field_backs(&self) -> TokenStream {
+        let krate = self.krate;
+        let mut out = TokenStream::new();
+        for (k, (var, field)) in self.dense_fields.iter().enumerate() {
+            let (x, read) = (x_ident(*var), self.param_read(*var));
+            let own = hyg(&format!("__xs{}_{k}", var.0));
+            let t = hyg("__t");
+            out.extend(quote! {
+                #krate::__private::field_back(
+                    &mut #x,
+                    #krate::__private::type_of(&#read),
+                    |#t| &mut #t.#field,
+                    #own,
+                );
+            });
+        }
+        out
+    }
+
+    /// The tokens that read parameter `var` where the reverse sweep runs.
+    fn param_read(&self, var: Var) -> TokenStream {
+        let ident = &self.func.vars[var.0 as usize].ident;
+        self.func.read_tokens(var, ident)
     }
 }
 

@@ -243,6 +243,7 @@ impl Reverse<'_> {
         let rev_body = self.reverse_block(&func.body);
         let dense_push = self.dense_push();
         let dense_decls = self.dense_decls();
+        let (field_decls, field_backs) = (self.dense_field_decls(), self.dense_field_backs());
 
         let (generics, where_clause) = crate::generics::derivative_generics(&func.generics, krate);
         quote! {
@@ -277,9 +278,11 @@ impl Reverse<'_> {
                 #(#fit_bars)*
                 #dense_decls
                 #(#decls)*
+                #field_decls
                 #live_decl
                 #seed
                 #rev_body
+                #field_backs
                 #krate::__private::Sweep::reverse(#joint_out, #value, (#(#adjoints_out,)*))
             }
         }

@@ -293,6 +293,44 @@ where
     ))
 }
 
+/// The adjoint of a field (`field` picks it) of the adjoint of a struct of type `C`, taken out
+/// and left zero: the reverse sweep adds to it as a buffer ([`ElemSeq::dense`]) while the
+/// field's elements are read in place, and adds it back at the end ([`field_back`]).
+#[inline(always)]
+pub fn field_out<C: crate::Differentiable, S: ElemSeq>(
+    slot: &mut Adj<C::Tangent>,
+    _: Ty<C>,
+    field: impl FnOnce(&mut C::Tangent) -> &mut S,
+) -> S
+where
+    C::Tangent: Adjoint<Repr = Option<C::Tangent>>,
+{
+    match slot.0.as_mut() {
+        Some(adjoint) => core::mem::replace(field(adjoint), crate::ShapelessZero::shapeless_zero()),
+        None => crate::ShapelessZero::shapeless_zero(),
+    }
+}
+
+/// Adds a field's adjoint taken out by [`field_out`] back into the struct's adjoint: a move
+/// where nothing else was added to the field meanwhile.
+#[inline(always)]
+pub fn field_back<C: crate::Differentiable, S: ElemSeq>(
+    slot: &mut Adj<C::Tangent>,
+    _: Ty<C>,
+    field: impl FnOnce(&mut C::Tangent) -> &mut S,
+    value: S,
+) where
+    C::Tangent: Adjoint<Repr = Option<C::Tangent>> + crate::ShapelessZero,
+{
+    type T<C> = <C as crate::Differentiable>::Tangent;
+    let adjoint = slot
+        .0
+        .get_or_insert_with(<T<C> as crate::ShapelessZero>::shapeless_zero);
+    let place = field(adjoint);
+    let old = core::mem::replace(place, crate::ShapelessZero::shapeless_zero());
+    *place = crate::Accumulate::accumulate(old, value);
+}
+
 /// Element `i` of the adjoint of a field on the way to a field read further
 /// (`layers[i]` of `s.layers[i].w[j]`), the adjoint given the field's length `len` first.
 #[inline(always)]
@@ -302,8 +340,10 @@ pub fn elem_mut<S: ElemSeq>(seq: &mut S, len: usize, i: usize) -> &mut S::Elem {
 
 /// The adjoint of a field read element by element: a `Vec` (shaped at its first element) or
 /// an array.
-pub trait ElemSeq {
+pub trait ElemSeq: crate::Accumulate + crate::ShapelessZero {
     type Elem: crate::Accumulate + crate::ShapelessZero;
+    /// The elements, the adjoint given `len` elements first.
+    fn dense(&mut self, len: usize) -> &mut [Self::Elem];
     /// Element `i`, the adjoint given `len` elements first.
     fn elem_mut(&mut self, len: usize, i: usize) -> &mut Self::Elem;
     /// Element `i`, taken out and left zero; `None` where the adjoint is shorter.
@@ -320,6 +360,13 @@ pub trait ElemSeq {
 impl<E: crate::Accumulate + crate::ShapelessZero> ElemSeq for Vec<E> {
     type Elem = E;
     #[inline(always)]
+    fn dense(&mut self, len: usize) -> &mut [E] {
+        if self.len() != len {
+            self.resize_with(len, E::shapeless_zero);
+        }
+        self
+    }
+    #[inline(always)]
     fn elem_mut(&mut self, len: usize, i: usize) -> &mut E {
         if self.len() != len {
             self.resize_with(len, E::shapeless_zero);
@@ -335,6 +382,10 @@ impl<E: crate::Accumulate + crate::ShapelessZero> ElemSeq for Vec<E> {
 
 impl<E: crate::Accumulate + crate::ShapelessZero, const N: usize> ElemSeq for [E; N] {
     type Elem = E;
+    #[inline(always)]
+    fn dense(&mut self, _: usize) -> &mut [E] {
+        self
+    }
     #[inline(always)]
     fn elem_mut(&mut self, _: usize, i: usize) -> &mut E {
         &mut self[i]
