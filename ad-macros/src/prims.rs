@@ -96,6 +96,33 @@ pub fn partial_kept(name: &str) -> bool {
     matches!(name, "sin" | "cos" | "sinh" | "cosh")
 }
 
+/// Unary primitives whose partial reads the value alone, not the argument (`tanh`'s is
+/// `1 - y^2`), or neither: the record keeps the value only, and the argument need not live
+/// past the function's call in the forward sweep (a float live across a call is spilled to
+/// memory, and a loop summing into it that precedes `z.tanh()` ran through memory too).
+pub fn value_only(name: &str) -> bool {
+    matches!(
+        name,
+        "sqrt"
+            | "cbrt"
+            | "exp"
+            | "exp2"
+            | "exp_m1"
+            | "tan"
+            | "tanh"
+            | "recip"
+            | "signum"
+            | "floor"
+            | "ceil"
+            | "round"
+            | "round_ties_even"
+            | "trunc"
+            | "fract"
+            | "to_degrees"
+            | "to_radians"
+    )
+}
+
 pub fn lookup(name: &str) -> Option<&'static Prim> {
     PRIMS.iter().find(|p| p.name == name)
 }

@@ -369,6 +369,12 @@ impl<'a> Forward<'a> {
                     None
                 } else {
                     match prim.shape {
+                        // The partial reads the value alone: the argument need not live
+                        // past the call (see `prims::value_only`).
+                        Shape::Unary if crate::prims::value_only(prim.name) => {
+                            let tr = self.t(*recv, al);
+                            Some(quote!(#prim_path(#y, #y) * #tr))
+                        }
                         Shape::Unary => {
                             let tr = self.t(*recv, al);
                             Some(quote!(#prim_path(#pr, #y) * #tr))

@@ -531,9 +531,12 @@ impl<'a> Reverse<'a> {
                         Arith::Add | Arith::Sub => continue,
                     }
                 }
-                // Where the record keeps the partial, the receiver is not needed.
+                // Where the record keeps the partial, or the partial reads the value alone,
+                // the receiver is not needed.
                 Inst::Method { out, prim, .. }
-                    if self.active(*out) && crate::prims::partial_kept(prim.name) =>
+                    if self.active(*out)
+                        && (crate::prims::partial_kept(prim.name)
+                            || crate::prims::value_only(prim.name)) =>
                 {
                     vec![Src::Unused, Src::Tape]
                 }

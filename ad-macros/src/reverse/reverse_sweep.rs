@@ -426,6 +426,11 @@ impl<'a> Reverse<'a> {
                         let d = &fields[1];
                         self.acc(*recv, quote!(#d * #g))
                     }
+                    // The argument is not kept: the value stands in for it.
+                    Shape::Unary if crate::prims::value_only(prim.name) => {
+                        let y = &fields[1];
+                        self.acc(*recv, quote!(#path(#y, #y) * #g))
+                    }
                     Shape::Unary => {
                         let (x, y) = (&fields[0], &fields[1]);
                         self.acc(*recv, quote!(#path(#x, #y) * #g))
