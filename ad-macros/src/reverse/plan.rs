@@ -376,14 +376,17 @@ impl<'a> Reverse<'a> {
                 if subst.iter().any(|(n, _)| *n == name) || written.contains(&r.0) {
                     return false;
                 }
-                // A parameter the forward sweep cannot have moved: a number, a slice, an array.
-                let kept = self.func.vars[r.0 as usize].ty.as_ref().is_some_and(|t| {
-                    is_number_type(t)
-                        || crate::lower::slice_of(t).is_some()
-                        || matches!(t, syn::Type::Array(a) if is_number_type(&a.elem))
-                        || crate::lower::const_of(t)
-                            .is_some_and(|c| crate::lower::slice_of(c).is_some())
-                });
+
+                // A parameter the forward sweep cannot have moved: a number, a slice, an array,
+                // a struct read through its reference.
+                let kept = self.func.borrowed(*r)
+                    || self.func.vars[r.0 as usize].ty.as_ref().is_some_and(|t| {
+                        is_number_type(t)
+                            || crate::lower::slice_of(t).is_some()
+                            || matches!(t, syn::Type::Array(a) if is_number_type(&a.elem))
+                            || crate::lower::const_of(t)
+                                .is_some_and(|c| crate::lower::slice_of(c).is_some())
+                    });
                 let to = if stable.contains(&r.0) && kept {
                     let ident = &self.func.vars[r.0 as usize].ident;
                     quote!(#ident)

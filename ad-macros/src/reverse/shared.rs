@@ -203,7 +203,12 @@ pub(super) fn substitute(
                     && matches!(&tts[k - 2], TokenTree::Ident(_) | TokenTree::Group(_))
                     && matches!(tts.get(k + 1), Some(TokenTree::Group(g))
                         if g.delimiter() == Delimiter::Parenthesis && g.stream().is_empty());
-                if is_len {
+                // A field `receiver.name`: after one `.` (not the range's `..`) that follows a
+                // name or a group, and not called (a call is refused below).
+                let is_field = k > 1
+                    && matches!(&tts[k - 1], TokenTree::Punct(p) if p.as_char() == '.')
+                    && matches!(&tts[k - 2], TokenTree::Ident(_) | TokenTree::Group(_));
+                if is_len || is_field {
                     out.extend([tt.clone()]);
                 } else {
                     let name = i.unraw().to_string();
