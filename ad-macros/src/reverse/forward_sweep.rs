@@ -66,7 +66,11 @@ impl<'a> Reverse<'a> {
             .filter(|_| self.in_loop.contains(&out.0))
         {
             // Into the room its loop made.
-            slots.push((s.clone(), self.reserve_times.borrow().clone()));
+            let krate = self.krate;
+            slots.push((
+                quote!(#krate::__private::tape_words(&#s)),
+                self.reserve_times.borrow().clone(),
+            ));
             quote!(#tape.push_reserved(::core::clone::Clone::clone(&#r));)
         } else if self.in_loop.contains(&out.0) {
             quote!(#tape.push(::core::clone::Clone::clone(&#r));)
@@ -362,10 +366,24 @@ impl<'a> Reverse<'a> {
                     Some(o) => Self::def(*o, expr),
                     None => quote!(#expr;),
                 };
+                // In a loop that made room for its pushes, the decision goes there too.
+                let push = match self.reserving.borrow_mut().as_mut() {
+                    Some(slots) => {
+                        let krate = self.krate;
+                        slots.push((
+                            quote!(#krate::__private::tape_words(
+                                &::core::option::Option::<bool>::None
+                            )),
+                            self.reserve_times.borrow().clone(),
+                        ));
+                        quote!(#tape.push_reserved(#c);)
+                    }
+                    None => quote!(#tape.push(#c);),
+                };
                 quote! {
                     let #c: bool = #pc;
                     #bind
-                    #tape.push(#c);
+                    #push
                 }
             }
             Inst::Return { value } => {
@@ -580,12 +598,9 @@ impl<'a> Reverse<'a> {
                     Vec::new()
                 };
                 if per_iteration && !room.is_empty() {
-                    let krate = self.krate;
-                    let words = room.iter().map(|(s, times)| match times {
-                        Some(t) => quote! {
-                            .saturating_add(#krate::__private::tape_words(&#s).saturating_mul(#t))
-                        },
-                        None => quote!(.saturating_add(#krate::__private::tape_words(&#s))),
+                    let words = room.iter().map(|(w, times)| match times {
+                        Some(t) => quote!(.saturating_add(#w.saturating_mul(#t))),
+                        None => quote!(.saturating_add(#w)),
                     });
                     // The inner loops' ranges name this loop's variable as the reverse sweep does.
                     let bind = match (self.replayed.get(&key), head) {
@@ -597,9 +612,9 @@ impl<'a> Reverse<'a> {
                     };
                     body = quote!(#bind #tape.reserve(0usize #(#words)*); #body);
                 }
-                // The slots of the records of a loop that makes room for all its iterations.
-                let slots: Vec<Ident> = if reserves {
-                    room.into_iter().map(|(s, _)| s).collect()
+                // The words of the pushes of a loop that makes room for all its iterations.
+                let slots: Vec<TokenStream> = if reserves {
+                    room.into_iter().map(|(w, _)| w).collect()
                 } else {
                     Vec::new()
                 };
@@ -621,14 +636,14 @@ impl<'a> Reverse<'a> {
                         return quote!(#before for #pat in #it { #witness #body } #after);
                     }
                     // Room for every iteration's records, made before the loop.
-                    let (krate, range) = (self.krate, hyg("__range"));
+                    let range = hyg("__range");
                     return quote! {
                         #before
                         {
                             let #range = #it;
                             #tape.reserve(
                                 ::core::iter::Iterator::size_hint(&#range).0
-                                    .saturating_mul(0 #(+ #krate::__private::tape_words(&#slots))*),
+                                    .saturating_mul(0 #(+ #slots)*),
                             );
                             for #pat in #range { #witness #body }
                         }
@@ -669,13 +684,13 @@ fn fixed_pushes(body: &Block) -> bool {
         .all(|i| !matches!(i, Inst::Loop { .. }) && !varies(i))
 }
 
-/// A branch, a call, an exit or code kept as written: what pushes a number of records that
-/// varies, or records that are not the loop's own.
+/// A call, an exit or code kept as written: what pushes a number of records that varies without
+/// a bound, or records that are not the loop's own. (A branch pushes its decision and the
+/// records of one side: the room counts both sides, which bounds them.)
 fn varies(i: &Inst) -> bool {
     matches!(
         i,
-        Inst::If { .. }
-            | Inst::Call { .. }
+        Inst::Call { .. }
             | Inst::Return { .. }
             | Inst::Break
             | Inst::Continue
