@@ -78,7 +78,9 @@ fn tangent_of(d: &[f64]) -> LinTangent {
 fn field_buffers_meet_whole_reads_branches_and_calls() {
     let x = [0.7, -1.1, 0.4];
     // Both sides of the branch are taken: rows with positive and negative sums.
-    let p: Vec<f64> = vec![0.9, 0.2, -0.3, -1.4, 0.6, 0.8, 0.1, -0.5, 1.2, 0.3, -0.2, 0.05];
+    let p: Vec<f64> = vec![
+        0.9, 0.2, -0.3, -1.4, 0.6, 0.8, 0.1, -0.5, 1.2, 0.3, -0.2, 0.05,
+    ];
     let data = || Const(&x[..]);
     fd_check::check(
         "Lin::mixed",
@@ -86,7 +88,14 @@ fn field_buffers_meet_whole_reads_branches_and_calls() {
         &|p| lin_of(p).mixed(data()),
         &|p| flat(&ad::value_and_grad(Lin::mixed, (&lin_of(p), data())).1.0),
         &|p| flat(&(ad::vjp(Lin::mixed, (&lin_of(p), data())).1)(1.0).0),
-        &|p, d| ad::jvp(Lin::mixed, (&lin_of(p), data()), (tangent_of(d), ad::NoTangent)).1,
+        &|p, d| {
+            ad::jvp(
+                Lin::mixed,
+                (&lin_of(p), data()),
+                (tangent_of(d), ad::NoTangent),
+            )
+            .1
+        },
     );
 }
 
@@ -113,7 +122,9 @@ fn branchy(x: &[f64], d: usize) -> f64 {
 probe!(
     branches_in_a_loop_with_room,
     branchy,
-    [0.3, -1.2, 0.8, 2.0, 0.7, -0.4, 0.05, 0.02, -0.01, -0.9, 0.5, -1.3],
+    [
+        0.3, -1.2, 0.8, 2.0, 0.7, -0.4, 0.05, 0.02, -0.01, -0.9, 0.5, -1.3
+    ],
     3
 );
 

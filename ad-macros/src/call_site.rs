@@ -132,6 +132,18 @@ pub fn call_site(
                 }
             }
         }
+        ("__backward_seeded", [tape, values, buffers, seeds, value, adjoint]) => {
+            let fitted = fitted(quote!(#arguments));
+            let adjoints = quote_spanned!(span=> (&#fitting).fit_tangents(#function(#callee, &#site, #tape, #fitted, #buffers, #seeds, #value, #adjoint)));
+            quote! {
+                {
+                    #static_site
+                    let #arguments = #values;
+                    #fitter
+                    #adjoints
+                }
+            }
+        }
         _ => unreachable!("a generated call of an unknown shape: {method}"),
     }
 }

@@ -392,6 +392,17 @@ fn structure(
             }
         }
 
+        impl #tangent_impl_generics #krate::__private::MakeSeed<#tangent_ty> for #tangent_ty #where_all {
+            #[inline(always)]
+            fn make(place: &mut Self) -> Self {
+                #krate::__private::take_seed(place)
+            }
+            #[inline(always)]
+            fn make_from_adj(slot: &mut #krate::__private::Adj<Self>) -> Self {
+                #krate::__private::take_or_shapeless(slot)
+            }
+        }
+
         impl #tangent_impl_generics #krate::Linear for #tangent_ty #where_all {
             fn dim(&self) -> usize {
                 0 #(+ #krate::Linear::dim(&self.#members))*
@@ -505,24 +516,39 @@ fn structure(
                 type Marker = #krate::Ref<#this>;
                 type Shadow = #t;
                 type Bar = ();
-                type Store = ();
+                type Store = #t;
                 type Grad = #t;
+                type Seed = #t;
                 #[inline(always)]
                 fn into_ref<'__ad_s>(self) -> &'__ad_s #this where Self: '__ad_s { self }
                 #[inline(always)]
                 fn shadow_into<'__ad_s>(shadow: #t) -> #t where Self: '__ad_s { shadow }
                 #[inline(always)]
-                fn dup_in<'__ad_s>(self, _: &'__ad_s mut ()) -> &'__ad_s #this where Self: '__ad_s { self }
+                fn dup_in<'__ad_s>(self, _: &'__ad_s mut #t) -> &'__ad_s #this where Self: '__ad_s { self }
                 #[inline(always)]
-                fn store(&self) {}
+                fn gen_in<'__ad_s>(self, store: &'__ad_s mut #t) -> #krate::__private::DupRef<'__ad_s, #this>
+                where Self: '__ad_s
+                {
+                    #krate::__private::DupRef { value: self, adjoint: store }
+                }
                 #[inline(always)]
-                fn empty_store() {}
+                fn seed(store: &mut #t, seed: #t) { *store = seed; }
                 #[inline(always)]
-                fn store_from(_: &()) {}
+                fn merge(adjoint: #t, store: &mut #t) -> #t {
+                    #krate::__private::merge_seed(adjoint, store)
+                }
                 #[inline(always)]
-                fn store_into(_: (), _: ()) {}
+                fn store(&self) -> #t { #krate::ShapelessZero::shapeless_zero() }
                 #[inline(always)]
-                fn grad(adjoint: #t, _: ()) -> #t { adjoint }
+                fn empty_store() -> #t { #krate::ShapelessZero::shapeless_zero() }
+                #[inline(always)]
+                fn store_from(_: &()) -> #t { #krate::ShapelessZero::shapeless_zero() }
+                #[inline(always)]
+                fn store_into(_: #t, _: ()) {}
+                #[inline(always)]
+                fn grad(adjoint: #t, mut store: #t) -> #t {
+                    #krate::__private::merge_seed(adjoint, &mut store)
+                }
                 fn zero_adj(&self) -> #t { #diff::zero_tangent(*self) }
                 fn check_shadow(&self, shadow: &#t) -> ::core::result::Result<(), #krate::ShapeMismatch> {
                     #diff::check_tangent(*self, shadow)
@@ -560,6 +586,15 @@ fn structure(
                 type Bar = &'__ad_r mut #t;
                 type Store = #vec;
                 type Grad = #t;
+                type Seed = ();
+                #[inline(always)]
+                fn gen_in<'__ad_s>(self, store: &'__ad_s mut #vec) -> #krate::DupMut<'__ad_s, #this> where Self: '__ad_s {
+                    #krate::DupMut { value: ::core::slice::from_mut(self), adjoint: store }
+                }
+                #[inline(always)]
+                fn seed(_: &mut #vec, _: ()) {}
+                #[inline(always)]
+                fn merge(adjoint: #krate::NoTangent, _: &mut #vec) -> #krate::NoTangent { adjoint }
                 #[inline(always)]
                 fn into_ref<'__ad_s>(self) -> &'__ad_s mut [#this] where Self: '__ad_s {
                     ::core::slice::from_mut(self)

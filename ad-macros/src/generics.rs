@@ -212,9 +212,12 @@ pub fn user_type_predicates(ident: &Ident, krate: &TokenStream) -> Vec<syn::Wher
             Marker = #krate::Ref<#ident>,
             Shadow = <#ident as #krate::Differentiable>::Tangent,
             Bar = (),
-            Store = (),
+            Store = <#ident as #krate::Differentiable>::Tangent,
             Grad = <#ident as #krate::Differentiable>::Tangent,
+            Seed = <#ident as #krate::Differentiable>::Tangent,
         >),
+        syn::parse_quote!(<#ident as #krate::Differentiable>::Tangent:
+            #krate::__private::MakeSeed<<#ident as #krate::Differentiable>::Tangent>),
     ]
 }
 

@@ -98,6 +98,7 @@ impl<E: 'static> Arg for ConstSlice<E> {
     type Ref<'a> = Const<&'a [E]>;
     type Shadow<'a> = NoTangent;
     type Dup<'a> = Const<&'a [E]>;
+    type Gen<'a> = Const<&'a [E]>;
     type Adj = NoTangent;
     const BUFFER: bool = false;
 }
@@ -108,7 +109,21 @@ impl<E: 'static> Param for Const<&[E]> {
     type Bar = ();
     type Store = ();
     type Grad = NoTangent;
+    type Seed = ();
 
+    #[inline(always)]
+    fn gen_in<'s>(self, (): &'s mut ()) -> Const<&'s [E]>
+    where
+        Self: 's,
+    {
+        self
+    }
+    #[inline(always)]
+    fn seed((): &mut (), (): ()) {}
+    #[inline(always)]
+    fn merge(adjoint: NoTangent, (): &mut ()) -> NoTangent {
+        adjoint
+    }
     #[inline(always)]
     fn into_ref<'s>(self) -> Const<&'s [E]>
     where

@@ -513,6 +513,29 @@ where
     gradient
 }
 
+/// As [`backward_into`], with the caller's adjoints of the structs passed by reference moved
+/// in as `seeds` and returned, summed, in the gradient.
+#[inline(always)]
+pub(crate) fn backward_seeded<F, A>(
+    site: &'static CallSite,
+    f: F,
+    tape: &mut Tape,
+    args: A,
+    (bars, seeds): (F::Bars, F::Seeds),
+    value: F::Output,
+    adjoint: Option<crate::function::Tan<F::Output>>,
+) -> F::Gradient
+where
+    F: Function<A>,
+{
+    let mut stores = F::stores_from(&bars);
+    F::seed_stores(&mut stores, seeds);
+    let gradient = backward_with(site, f, tape, args, &mut stores, value, adjoint);
+    let gradient = F::merge_stores(gradient, &mut stores);
+    F::stores_into(stores, bars);
+    gradient
+}
+
 #[inline(always)]
 fn backward_with<F, A>(
     site: &'static CallSite,

@@ -49,8 +49,8 @@ pub mod __private {
         pub use crate::prim::*;
     }
     pub use crate::function::{
-        Dup, DupMut, Sweep, Swept, Tupled, augmented_with, backward_into_with, backward_with,
-        forward_with,
+        Dup, DupMut, DupRef, Sweep, Swept, Tupled, augmented_with, backward_into_with,
+        backward_with, forward_with,
     };
     pub use crate::private::*;
     pub use crate::tangent::{Differentiable, NoDerivative, NoTangent};

@@ -69,7 +69,7 @@ impl Reverse<'_> {
             // the copy taken at the call); a slice passed twice gets a second buffer,
             // added to its own after the call.
             let copied = self.copied_outputs(args, lent);
-            let (mut call_args, mut buffers) = (Vec::new(), Vec::new());
+            let (mut call_args, mut buffers, mut seeds) = (Vec::new(), Vec::new(), Vec::new());
             let (mut seen, mut extra, mut merge) = (Vec::new(), Vec::new(), Vec::new());
             // What the record keeps, in tuples of sixteen (`kept_chunks`).
             let kept = |k: usize| -> TokenStream {
@@ -94,6 +94,11 @@ impl Reverse<'_> {
                 if functions[i] {
                     continue;
                 }
+                seeds.push(if lent[i].by_ref() {
+                    self.seed_of(*a)
+                } else {
+                    quote!(())
+                });
                 // A struct by reference: its copy, by reference, and no buffer.
                 if lent[i].by_ref() {
                     let at = match again.and_then(|g| g[i].as_ref()) {
@@ -192,12 +197,20 @@ impl Reverse<'_> {
                     }
                 }
             }
+            // Structs by reference get the adjoints held for them so far moved into the call
+            // and back (not through a call with function items in place).
+            let seeded = partial.is_none() && lent.iter().any(|l| l.by_ref());
+            let (method, rest) = if seeded {
+                ("__backward_seeded", quote!((#(#seeds,)*), #r.1, #adjoint))
+            } else {
+                ("__backward_into", quote!(#r.1, #adjoint))
+            };
             let call = crate::call_site::call_site(
                 krate,
                 &self.caller,
                 *span,
-                "__backward_into",
-                quote!(#tape, (#(#call_args,)*), (#(#buffers,)*), #r.1, #adjoint),
+                method,
+                quote!(#tape, (#(#call_args,)*), (#(#buffers,)*), #rest),
                 (callee, Some(&super::site_ident(*out)), partial.as_ref()),
             );
             let got = hyg("__got");
@@ -250,6 +263,60 @@ impl Reverse<'_> {
             #pre
             let #bars = #backward;
             #body
+        }
+    }
+}
+
+impl Reverse<'_> {
+    /// What a call moves in for a struct passed by reference, argument `a`: the adjoint held so
+    /// far at its place, where that is an element of a field buffer (`self.layers[l]`, the index
+    /// known without the element's record) or a variable's adjoint; otherwise nothing (a zero
+    /// without a shape), and the callee's adjoint of it is added after the call as any other.
+    fn seed_of(&self, a: Value) -> TokenStream {
+        let krate = self.krate;
+        let none = quote!(#krate::ShapelessZero::shapeless_zero());
+        for inst in self.func.body.all_insts() {
+            let Inst::FieldIndex {
+                out,
+                root,
+                path,
+                elems,
+                ..
+            } = inst
+            else {
+                continue;
+            };
+            if *out != a {
+                continue;
+            }
+            let buf = match path.as_slice() {
+                [field] if elems.is_empty() => self
+                    .direct
+                    .get(&root.0)
+                    .and_then(|var| self.dense_field(*var, field)),
+                _ => None,
+            };
+            let at = match self.layouts.get(&out.0).and_then(|l| l.first()) {
+                Some(Src::Inline(t) | Src::Literal(t)) => Some(t.clone()),
+                _ => None,
+            };
+            return match (buf, at) {
+                (Some(buf), Some(at)) => {
+                    quote!(#krate::__private::MakeSeed::make(&mut #buf[#at]))
+                }
+                _ => none,
+            };
+        }
+        match self.direct.get(&a.0) {
+            Some(var)
+                if self.var_contributed.contains(&var.0)
+                    && !self.is_slice(*var)
+                    && !self.is_dense(*var) =>
+            {
+                let x = x_ident(*var);
+                quote!(#krate::__private::MakeSeed::make_from_adj(&mut #x))
+            }
+            _ => none,
         }
     }
 }

@@ -18,6 +18,7 @@ impl Reverse<'_> {
         // (a `Vec` passed on to a call): they give the adjoints their shapes.
         let mut shapes = Vec::new();
         let mut fit_bars = Vec::new();
+        let mut seeds = Vec::new();
         for (k, p) in func.params.iter().enumerate() {
             let var = &func.vars[p.var.0 as usize];
             let ident = &var.ident;
@@ -45,10 +46,27 @@ impl Reverse<'_> {
                 continue;
             }
             let borrowed = func.borrowed(p.var);
+            // A struct by reference comes with the adjoint its caller holds for it so far
+            // (`__private::DupRef`), which starts the struct's adjoint here.
+            let seed = (p.by_ref && !matches!(ty, syn::Type::Array(_)))
+                .then(|| hyg(&format!("__seed{k}")));
+            if let Some(bar) = &seed {
+                let dup = hyg(&format!("__dup{k}"));
+                params.push(quote!(#dup: #krate::__private::DupRef<'_, #ty>));
+                shapes.push(
+                    quote!(let #krate::__private::DupRef { value: #ident, adjoint: #bar } = #dup;),
+                );
+                if self.var_contributed.contains(&p.var.0) {
+                    let x = x_ident(p.var);
+                    seeds.push(quote!(#x = #krate::__private::seeded(#bar);));
+                }
+            }
             if p.by_ref {
                 // A reference to an array, or to a struct the function rebinds: the derivative
                 // works on a copy. A struct otherwise is read through the reference.
-                params.push(quote!(#ident: &#ty));
+                if seed.is_none() {
+                    params.push(quote!(#ident: &#ty));
+                }
                 if !borrowed {
                     shapes.push(quote!(let #m #ident: #ty = ::core::clone::Clone::clone(#ident);));
                 }
@@ -70,23 +88,34 @@ impl Reverse<'_> {
                 // A struct read through its reference is the same at the end: its zero is made
                 // there, and only where the adjoint lacks the struct's shape (`fit_ref`), so
                 // that a call adds into its receiver's adjoint without a zero of it per call.
-                zeros.push(quote!(#krate::__private::zero(&#read)));
+                // The zeros of a forward sweep alone, which the caller drops: without a shape,
+                // so that no call of it allocates its receiver's.
+                zeros.push(quote!(#krate::__private::zero_of(#krate::__private::type_of(&#read))));
                 if self.var_contributed.contains(&p.var.0) {
                     let x = x_ident(p.var);
                     adjoints_out.push(quote!(#krate::__private::fit_ref(#x, &#read)));
                 } else {
-                    adjoints_out.push(quote!(#krate::__private::zero(&#read)));
+                    // Nothing added here: the caller's adjoint, as it came.
+                    let bar = seed.as_ref().expect("a struct by reference has a seed");
+                    adjoints_out.push(
+                        quote!(#krate::__private::fit_ref(#krate::__private::seeded(#bar), &#read)),
+                    );
                 }
                 continue;
             }
             shapes.push(quote!(let #z = #krate::__private::zero(&#read);));
             zeros.push(quote!(#z));
-            if self.var_contributed.contains(&p.var.0) {
+            let own = if self.var_contributed.contains(&p.var.0) {
                 let x = x_ident(p.var);
-                adjoints_out.push(quote!(#krate::__private::fit(#x, #z)));
+                quote!(#krate::__private::fit(#x, #z))
             } else {
-                adjoints_out.push(quote!(#z));
-            }
+                quote!(#z)
+            };
+            // A struct by reference the function rebinds: its copy's adjoint, plus the caller's.
+            adjoints_out.push(match &seed {
+                Some(bar) => quote!(#krate::__private::merge_seed(#own, #bar)),
+                None => own,
+            });
         }
         let ret = &func.ret;
         let mut slots: Vec<TokenStream> = self
@@ -278,6 +307,7 @@ impl Reverse<'_> {
                 #(#fit_bars)*
                 #dense_decls
                 #(#decls)*
+                #(#seeds)*
                 #field_decls
                 #live_decl
                 #seed

@@ -16,6 +16,7 @@ use std::sync::Arc;
 type RefOf<'a, A> = <<A as Param>::Marker as Arg>::Ref<'a>;
 type ShadowOf<'a, A> = <<A as Param>::Marker as Arg>::Shadow<'a>;
 type DupOf<'a, A> = <<A as Param>::Marker as Arg>::Dup<'a>;
+type GenOf<'a, A> = <<A as Param>::Marker as Arg>::Gen<'a>;
 type AdjOf<A> = <<A as Param>::Marker as Arg>::Adj;
 
 /// The body of the placeholder rules of `__forward_parts` and its siblings.
@@ -70,6 +71,7 @@ where
     type Grads = ();
     type Bars = ();
     type Stores = ();
+    type Seeds = ();
     type Ptr = fn() -> Ret;
     type Forward = fn() -> (Ret, Tan<Ret>);
     type DynForward = dyn Fn() -> (Ret, Tan<Ret>) + Send + Sync;
@@ -149,6 +151,8 @@ where
     fn stores_from((): &()) {}
     fn stores_into((): (), (): ()) {}
     fn grads((): (), (): ()) {}
+    fn seed_stores((): &mut (), (): ()) {}
+    fn merge_stores((): (), (): &mut ()) {}
     fn check_tangents((): &(), (): &()) -> Result<(), (usize, ShapeMismatch)> {
         Ok(())
     }
@@ -211,7 +215,7 @@ macro_rules! function_impls {
             type Ptr = for<'a> fn($(RefOf<'a, $A>),+) -> R;
             type Forward = for<'a> fn($(RefOf<'a, $A>, ShadowOf<'a, $A>),+) -> (R, Tan<R>);
             type DynForward = dyn for<'a> Fn($(RefOf<'a, $A>, ShadowOf<'a, $A>),+) -> (R, Tan<R>) + Send + Sync;
-            type Reverse = for<'a, 't, 'v> fn($(DupOf<'a, $A>,)+ &'t mut Tape, Option<Tan<R>>, bool, &'v mut Option<R>) -> $Out<R, ($(AdjOf<$A>,)+)>;
+            type Reverse = for<'a, 't, 'v> fn($(GenOf<'a, $A>,)+ &'t mut Tape, Option<Tan<R>>, bool, &'v mut Option<R>) -> $Out<R, ($(AdjOf<$A>,)+)>;
             type ReverseRule = for<'a> fn($(DupOf<'a, $A>,)+ R, Tan<R>) -> $Adj;
             type DynReverseRule = dyn for<'a> Fn($(DupOf<'a, $A>,)+ R, Tan<R>) -> $Adj + Send + Sync;
             type Augmented<Res> = for<'a> fn($(RefOf<'a, $A>),+) -> (R, Res) where Res: 'static;
@@ -224,7 +228,7 @@ macro_rules! function_impls {
             type Gradient = ($($A::Adj,)+);
             type Forward = for<'a> fn($($A::Ref<'a>, $A::Shadow<'a>),+) -> (R, Tan<R>);
             type DynForward = dyn for<'a> Fn($($A::Ref<'a>, $A::Shadow<'a>),+) -> (R, Tan<R>) + Send + Sync;
-            type Reverse = for<'a, 't, 'v> fn($($A::Dup<'a>,)+ &'t mut Tape, Option<Tan<R>>, bool, &'v mut Option<R>) -> $Out<R, ($($A::Adj,)+)>;
+            type Reverse = for<'a, 't, 'v> fn($($A::Gen<'a>,)+ &'t mut Tape, Option<Tan<R>>, bool, &'v mut Option<R>) -> $Out<R, ($($A::Adj,)+)>;
             type ReverseRule = for<'a> fn($($A::Dup<'a>,)+ R, Tan<R>) -> sig_adj!($($A)+);
             type DynReverseRule = dyn for<'a> Fn($($A::Dup<'a>,)+ R, Tan<R>) -> sig_adj!($($A)+) + Send + Sync;
             type DynAugmented = dyn for<'a, 't> Fn(($($A::Ref<'a>,)+), &'t mut Tape) -> R + Send + Sync;
@@ -261,6 +265,7 @@ macro_rules! function_impls {
             type Grads = ($($A::Grad,)+);
             type Bars = ($($A::Bar,)+);
             type Stores = ($($A::Store,)+);
+            type Seeds = ($($A::Seed,)+);
             type Ptr = <$First::Marker as Deferred<Ret, ($($A,)+)>>::Ptr;
             type Forward = <$First::Marker as Deferred<Ret, ($($A,)+)>>::Forward;
             type DynForward = <$First::Marker as Deferred<Ret, ($($A,)+)>>::DynForward;
@@ -305,7 +310,7 @@ macro_rules! function_impls {
                 value: &mut Option<Ret>,
             ) -> Swept<Ret, Self::Gradient> {
                 let forward_alone = adjoint.is_none() && !joint;
-                rule($($a.dup_in($s),)+ tape, adjoint, joint, value).into_swept(forward_alone, value)
+                rule($($a.gen_in($s),)+ tape, adjoint, joint, value).into_swept(forward_alone, value)
             }
 
             #[inline(always)]
@@ -366,6 +371,16 @@ macro_rules! function_impls {
             #[inline(always)]
             fn grads(($($da,)+): Self::Gradient, ($($s,)+): Self::Stores) -> Self::Grads {
                 ($($A::grad($da, $s),)+)
+            }
+
+            #[inline(always)]
+            fn seed_stores(($($s,)+): &mut Self::Stores, ($($da,)+): Self::Seeds) {
+                $($A::seed($s, $da);)+
+            }
+
+            #[inline(always)]
+            fn merge_stores(($($da,)+): Self::Gradient, ($($s,)+): &mut Self::Stores) -> Self::Gradient {
+                ($($A::merge($da, $s),)+)
             }
 
             fn check_tangents(

@@ -21,6 +21,10 @@ pub trait Arg: 'static {
     type Shadow<'a>;
     /// The argument in a reverse rule: a value, or a slice with its adjoint buffer.
     type Dup<'a>;
+    /// The argument in a generated reverse derivative: as in a reverse rule, but a struct by
+    /// reference comes with the adjoint its caller holds for it so far ([`DupRef`]), which the
+    /// derivative adds to and returns whole.
+    type Gen<'a>;
     /// What a reverse rule returns for it.
     type Adj: 'static;
     /// A slice, whose adjoint is a buffer rather than a returned value.
@@ -31,6 +35,7 @@ impl<T: Differentiable + Clone + 'static> Arg for T {
     type Ref<'a> = T;
     type Shadow<'a> = Tan<T>;
     type Dup<'a> = T;
+    type Gen<'a> = T;
     type Adj = Tan<T>;
     const BUFFER: bool = false;
 }
@@ -61,6 +66,7 @@ impl<E: Differentiable + 'static> Arg for Slice<E> {
     type Ref<'a> = &'a [E];
     type Shadow<'a> = &'a [Tan<E>];
     type Dup<'a> = Dup<'a, E>;
+    type Gen<'a> = Dup<'a, E>;
     type Adj = NoTangent;
     const BUFFER: bool = true;
 }
@@ -69,6 +75,7 @@ impl<E: Differentiable + 'static> Arg for SliceMut<E> {
     type Ref<'a> = &'a mut [E];
     type Shadow<'a> = &'a mut [Tan<E>];
     type Dup<'a> = DupMut<'a, E>;
+    type Gen<'a> = DupMut<'a, E>;
     type Adj = NoTangent;
     const BUFFER: bool = true;
 }
@@ -93,6 +100,7 @@ impl<E: Differentiable + 'static, const N: usize> Arg for ArrayRef<E, N> {
     type Ref<'a> = &'a [E; N];
     type Shadow<'a> = [Tan<E>; N];
     type Dup<'a> = &'a [E; N];
+    type Gen<'a> = &'a [E; N];
     type Adj = [Tan<E>; N];
     const BUFFER: bool = false;
 }
@@ -120,8 +128,22 @@ impl<T: Differentiable + 'static> Arg for Ref<T> {
     type Ref<'a> = &'a T;
     type Shadow<'a> = T::Tangent;
     type Dup<'a> = &'a T;
+    type Gen<'a> = DupRef<'a, T>;
     type Adj = T::Tangent;
     const BUFFER: bool = false;
+}
+
+/// A struct by reference in a generated reverse derivative: the struct, and the adjoint the
+/// caller holds for it so far, moved into the call. The derivative takes it out (leaving a zero
+/// without a shape), adds its own to it and returns the sum as the argument's adjoint: a call
+/// made once per sample on a layer of a network then neither makes nor adds a layer-sized
+/// adjoint of its own.
+#[doc(hidden)]
+pub struct DupRef<'a, T: Differentiable> {
+    /// The argument.
+    pub value: &'a T,
+    /// The caller's adjoint of it so far.
+    pub adjoint: &'a mut T::Tangent,
 }
 
 /// A `&[E]` argument of a reverse rule: the values, and the buffer its adjoints are added to.

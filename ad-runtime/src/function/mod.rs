@@ -14,7 +14,7 @@ mod partial;
 mod sweep;
 
 pub use closures::{ForwardClosure, ReverseClosure};
-pub use kinds::{Arg, ArrayRef, Dup, DupMut, Ref, Slice, SliceMut};
+pub use kinds::{Arg, ArrayRef, Dup, DupMut, DupRef, Ref, Slice, SliceMut};
 pub use param::Param;
 pub use partial::{augmented_with, backward_into_with, backward_with, forward_with};
 pub use sweep::{Sweep, Swept, Tupled};
@@ -110,6 +110,10 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
     type Bars;
     #[doc(hidden)]
     type Stores;
+    /// What a generated derivative moves into a call: the adjoints it holds so far for the
+    /// structs passed by reference, `()` for the other arguments.
+    #[doc(hidden)]
+    type Seeds;
     /// The function pointer type `fn(A1, .., An) -> R`.
     type Ptr: Copy + PartialEq + Send + Sync + 'static;
     /// The type of a forward rule: `fn(A1, Tan<A1>, .., An, Tan<An>) -> (R, Tan<R>)`.
@@ -247,6 +251,14 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
     #[doc(hidden)]
     fn grads(gradient: Self::Gradient, stores: Self::Stores) -> Self::Grads;
 
+    /// Puts the seeds a generated derivative moves into a call in the buffers.
+    #[doc(hidden)]
+    fn seed_stores(stores: &mut Self::Stores, seeds: Self::Seeds);
+
+    /// The adjoints after a call, with what is left of the seeds in the buffers.
+    #[doc(hidden)]
+    fn merge_stores(gradient: Self::Gradient, stores: &mut Self::Stores) -> Self::Gradient;
+
     /// Checks that each tangent has its argument's shape; on a mismatch, the argument's
     /// position (from 1) and where in it.
     fn check_tangents(args: &Args, tangents: &Self::Tangents)
@@ -358,6 +370,25 @@ pub trait Function<Args>: Copy + Send + Sync + 'static {
         adjoint: Option<Tan<Self::Output>>,
     ) -> Self::Gradient {
         crate::dispatch::backward_into(site, self, tape, args, bars, value, adjoint)
+    }
+
+    /// As [`__backward_into`](Function::__backward_into), with the adjoints the caller holds so
+    /// far for the structs passed by reference moved into the call and back: the callee adds to
+    /// them, and a struct's adjoint in the result is the sum.
+    #[doc(hidden)]
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn __backward_seeded(
+        self,
+        site: &'static crate::dispatch::CallSite,
+        tape: &mut Tape,
+        args: Args,
+        bars: Self::Bars,
+        seeds: Self::Seeds,
+        value: Self::Output,
+        adjoint: Option<Tan<Self::Output>>,
+    ) -> Self::Gradient {
+        crate::dispatch::backward_seeded(site, self, tape, args, (bars, seeds), value, adjoint)
     }
 
     /// The reverse sweep of a call recorded by `__augmented` at `site`, for generated code.

@@ -26,6 +26,10 @@ pub trait Param: Sized {
     type Store;
     /// What `grad` returns for it: `Tan<T>` for a value, `Vec<Tan<E>>` for a slice.
     type Grad;
+    /// What a generated derivative moves into a call of the function for it: the adjoint it
+    /// holds so far for a struct by reference, `()` for the others.
+    #[doc(hidden)]
+    type Seed;
 
     /// The argument at the rule's lifetime.
     fn into_ref<'s>(self) -> <Self::Marker as Arg>::Ref<'s>
@@ -39,6 +43,21 @@ pub trait Param: Sized {
     fn dup_in<'s>(self, store: &'s mut Self::Store) -> <Self::Marker as Arg>::Dup<'s>
     where
         Self: 's;
+    /// The argument of a generated reverse derivative, with `store` as its adjoint buffer.
+    #[doc(hidden)]
+    fn gen_in<'s>(self, store: &'s mut Self::Store) -> <Self::Marker as Arg>::Gen<'s>
+    where
+        Self: 's;
+    /// Puts what the caller moves into a call in the argument's buffer.
+    #[doc(hidden)]
+    fn seed(store: &mut Self::Store, seed: Self::Seed);
+    /// The argument's adjoint after a call: what the reverse derivative returned, and what is
+    /// left in the buffer of the caller's seed (all of it where a reverse rule served the call).
+    #[doc(hidden)]
+    fn merge(
+        adjoint: <Self::Marker as Arg>::Adj,
+        store: &mut Self::Store,
+    ) -> <Self::Marker as Arg>::Adj;
     /// A zero adjoint buffer of the argument's length.
     fn store(&self) -> Self::Store;
     /// An empty buffer, for a forward sweep, which writes no adjoints.
@@ -81,7 +100,21 @@ impl<T: Differentiable + Clone + 'static> Param for T {
     type Bar = ();
     type Store = ();
     type Grad = Tan<T>;
+    type Seed = ();
 
+    #[inline(always)]
+    fn gen_in<'s>(self, (): &'s mut ()) -> T
+    where
+        Self: 's,
+    {
+        self
+    }
+    #[inline(always)]
+    fn seed((): &mut (), (): ()) {}
+    #[inline(always)]
+    fn merge(adjoint: Tan<T>, (): &mut ()) -> Tan<T> {
+        adjoint
+    }
     #[inline(always)]
     fn into_ref<'s>(self) -> T
     where
@@ -151,7 +184,21 @@ impl<E: Differentiable + Clone + 'static, const N: usize> Param for &[E; N] {
     type Bar = ();
     type Store = ();
     type Grad = [Tan<E>; N];
+    type Seed = ();
 
+    #[inline(always)]
+    fn gen_in<'s>(self, (): &'s mut ()) -> &'s [E; N]
+    where
+        Self: 's,
+    {
+        self
+    }
+    #[inline(always)]
+    fn seed((): &mut (), (): ()) {}
+    #[inline(always)]
+    fn merge(adjoint: [Tan<E>; N], (): &mut ()) -> [Tan<E>; N] {
+        adjoint
+    }
     #[inline(always)]
     fn into_ref<'s>(self) -> &'s [E; N]
     where
@@ -238,6 +285,10 @@ macro_rules! slice_param_shared {
         fn grad(_: NoTangent, store: Vec<Tan<E>>) -> Vec<Tan<E>> {
             store
         }
+        fn seed(_: &mut Vec<Tan<E>>, (): ()) {}
+        fn merge(adjoint: NoTangent, _: &mut Vec<Tan<E>>) -> NoTangent {
+            adjoint
+        }
         fn zero_adj(&self) -> NoTangent {
             NoTangent
         }
@@ -268,7 +319,15 @@ impl<'x, E: Differentiable + 'static> Param for &'x [E] {
     type Bar = &'x mut [Tan<E>];
     type Store = Vec<Tan<E>>;
     type Grad = Vec<Tan<E>>;
+    type Seed = ();
 
+    #[inline(always)]
+    fn gen_in<'s>(self, store: &'s mut Vec<Tan<E>>) -> Dup<'s, E>
+    where
+        Self: 's,
+    {
+        self.dup_in(store)
+    }
     #[inline(always)]
     fn into_ref<'s>(self) -> &'s [E]
     where
@@ -308,7 +367,15 @@ impl<'x, E: Differentiable + Clone + 'static> Param for &'x mut [E] {
     type Bar = &'x mut [Tan<E>];
     type Store = Vec<Tan<E>>;
     type Grad = Vec<Tan<E>>;
+    type Seed = ();
 
+    #[inline(always)]
+    fn gen_in<'s>(self, store: &'s mut Vec<Tan<E>>) -> DupMut<'s, E>
+    where
+        Self: 's,
+    {
+        self.dup_in(store)
+    }
     #[inline(always)]
     fn into_ref<'s>(self) -> &'s mut [E]
     where
@@ -353,7 +420,15 @@ impl<'x, E: Differentiable + Clone + 'static, const N: usize> Param for &'x mut 
     type Bar = &'x mut [Tan<E>];
     type Store = Vec<Tan<E>>;
     type Grad = Vec<Tan<E>>;
+    type Seed = ();
 
+    #[inline(always)]
+    fn gen_in<'s>(self, store: &'s mut Vec<Tan<E>>) -> DupMut<'s, E>
+    where
+        Self: 's,
+    {
+        self.dup_in(store)
+    }
     #[inline(always)]
     fn into_ref<'s>(self) -> &'s mut [E]
     where

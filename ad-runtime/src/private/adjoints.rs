@@ -176,6 +176,66 @@ where
     }
 }
 
+/// A struct argument's adjoint after a call: what the reverse derivative returned, plus what
+/// is left in its buffer of the adjoint the caller moved in (nothing, without a shape, where a
+/// generated derivative took it; all of it where a reverse rule served the call).
+#[inline(always)]
+pub fn merge_seed<T: crate::Accumulate + crate::ShapelessZero>(adjoint: T, store: &mut T) -> T {
+    let seed = core::mem::replace(store, T::shapeless_zero());
+    seed.accumulate(adjoint)
+}
+
+/// The adjoint a caller moved into a generated derivative for a struct by reference, taken
+/// out of its buffer to start the struct's adjoint from.
+#[inline(always)]
+pub fn seeded<T: Adjoint + crate::ShapelessZero>(bar: &mut T) -> Adj<T> {
+    let mut adjoint = Adj::default();
+    T::add_to(&mut adjoint.0, core::mem::replace(bar, T::shapeless_zero()));
+    adjoint
+}
+
+/// What a caller moves into a call for a struct by reference: the adjoint it holds for the
+/// argument's place so far, taken out and left zero.
+#[inline(always)]
+pub fn take_seed<T: crate::ShapelessZero>(place: &mut T) -> T {
+    core::mem::replace(place, T::shapeless_zero())
+}
+
+/// An adjoint taken out, zero without a shape where it had none.
+#[inline(always)]
+pub fn take_or_shapeless<T: Adjoint + crate::ShapelessZero>(slot: &mut Adj<T>) -> T {
+    take(slot).unwrap_or_else(T::shapeless_zero)
+}
+
+/// What a generated derivative moves into a call for an argument whose adjoint it holds at
+/// `place` (of type `T`), as the callee's [`Param::Seed`](crate::Param::Seed) has it: the
+/// adjoint itself, taken out, for a struct by reference (implemented for each derived tangent);
+/// nothing, and the adjoint left where it is, for the other kinds (a receiver taken by value).
+pub trait MakeSeed<T>: Sized {
+    /// From an adjoint in place.
+    fn make(place: &mut T) -> Self;
+    /// From a variable's adjoint.
+    fn make_from_adj(slot: &mut Adj<T>) -> Self
+    where
+        T: Adjoint;
+}
+
+impl<T> MakeSeed<T> for () {
+    #[inline(always)]
+    fn make(_: &mut T) {}
+    #[inline(always)]
+    fn make_from_adj(_: &mut Adj<T>)
+    where
+        T: Adjoint,
+    {
+    }
+}
+
+/// Ties the type of a record's slot to the record's: a slot that only names the type the
+/// reverse sweep pops (a record in a loop) is never written.
+#[inline(always)]
+pub fn same_type<T>(_slot: &Option<T>, _record: &T) {}
+
 /// The type of a value, for tying an adjoint's type to its variable's.
 pub type Ty<T> = core::marker::PhantomData<fn() -> T>;
 
