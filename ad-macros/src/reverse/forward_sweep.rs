@@ -71,13 +71,24 @@ impl<'a> Reverse<'a> {
                 quote!(#krate::__private::tape_words(&#s)),
                 self.reserve_times.borrow().clone(),
             ));
-            quote!(#tape.push_reserved(::core::clone::Clone::clone(&#r));)
+            quote!(#tape.push_reserved(#r);)
         } else if self.in_loop.contains(&out.0) {
-            quote!(#tape.push(::core::clone::Clone::clone(&#r));)
+            quote!(#tape.push(#r);)
         } else {
             let joint = hyg("__joint");
             quote!(if !#joint { #tape.push(::core::clone::Clone::clone(&#r)); })
         };
+        if self.in_loop.contains(&out.0) {
+            // In a loop the reverse sweep pops every record: the slot only names its type, and
+            // the record goes on the tape without a second copy (a `Vec` argument of a call
+            // kept in the slot too was allocated, copied and freed once more per iteration).
+            let krate = self.krate;
+            return quote! {
+                let #r = (#(::core::clone::Clone::clone(&#values),)*);
+                #krate::__private::same_type(&#s, &#r);
+                #push
+            };
+        }
         quote! {
             let #r = (#(::core::clone::Clone::clone(&#values),)*);
             #push
