@@ -150,3 +150,76 @@ probe!(
     nested_branches,
     [0.3, -1.2, 1.8, 2.0, 0.7, -0.4]
 );
+
+/// A tuple struct, its own tangent: its fields are places as named fields are.
+#[derive(Clone, Debug, PartialEq, ad::Differentiable)]
+struct Pair(Vec<f64>, f64);
+
+/// A tuple struct's field indexed, read and written, by value.
+#[differentiable]
+fn pair_by_value(mut p: Pair, x: f64) -> f64 {
+    p.0[1] = x * p.0[0];
+    p.0[2] *= p.1;
+    let mut s = 0.0;
+    for i in 0..p.0.len() {
+        s += p.0[i] * p.0[i];
+    }
+    s + p.0[0] * p.1
+}
+
+#[differentiable]
+impl Pair {
+    /// A tuple struct's field indexed through the reference (its adjoint a field buffer).
+    fn weighted(&self, x: Const<&[f64]>) -> f64 {
+        let mut s = 0.0;
+        for i in 0..self.0.len() {
+            s += self.0[i] * x[i];
+        }
+        s * self.1
+    }
+}
+
+fn pair_of(p: &[f64]) -> Pair {
+    Pair(p[..3].to_vec(), p[3])
+}
+
+fn pair_flat(t: &Pair) -> Vec<f64> {
+    t.0.iter().copied().chain([t.1]).collect()
+}
+
+#[test]
+fn tuple_struct_fields_indexed_in_place() {
+    let q = [0.9, -0.4, 1.3, 0.7];
+    let x = 1.7;
+    fd_check::check(
+        "pair_by_value",
+        &q,
+        &|q| pair_by_value(pair_of(q), x),
+        &|q| pair_flat(&ad::value_and_grad(pair_by_value, (pair_of(q), x)).1.0),
+        &|q| pair_flat(&(ad::vjp(pair_by_value, (pair_of(q), x)).1)(1.0).0),
+        &|q, d| ad::jvp(pair_by_value, (pair_of(q), x), (pair_of(d), 0.0)).1,
+    );
+    let xs = [0.5, -1.5, 2.0];
+    let data = || Const(&xs[..]);
+    fd_check::check(
+        "Pair::weighted",
+        &q,
+        &|q| pair_of(q).weighted(data()),
+        &|q| {
+            pair_flat(
+                &ad::value_and_grad(Pair::weighted, (&pair_of(q), data()))
+                    .1
+                    .0,
+            )
+        },
+        &|q| pair_flat(&(ad::vjp(Pair::weighted, (&pair_of(q), data())).1)(1.0).0),
+        &|q, d| {
+            ad::jvp(
+                Pair::weighted,
+                (&pair_of(q), data()),
+                (pair_of(d), ad::NoTangent),
+            )
+            .1
+        },
+    );
+}

@@ -1,10 +1,7 @@
-// A tuple struct's field indexed, to read or to write: not yet (the elements of named fields
-// are, also through elements of fields).
-#[derive(Clone, Debug, PartialEq, ad::Differentiable)]
-struct Pair(Vec<f64>, f64);
-
+// A plain tuple's field indexed, to read or to write: its fields are values, not places (a
+// tuple struct's are, where the body names its type).
 #[ad::differentiable]
-fn f(mut p: Pair, x: f64) -> f64 {
+fn f(mut p: (Vec<f64>, f64), x: f64) -> f64 {
     p.0[1] = x;
     p.0[0] * p.1
 }

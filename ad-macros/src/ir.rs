@@ -65,10 +65,23 @@ impl Func {
                 .is_some_and(|r| self.values[r.0 as usize].needs_copy)
     }
 
-    /// The declared type of the struct whose named field a `Field` reads (`index`, `of`), when
-    /// it has one and it is not a reference: the reverse sweep names it, and keeps nothing.
-    pub fn declared_struct(&self, index: &syn::Member, of: Option<Var>) -> Option<&Type> {
-        if !matches!(index, syn::Member::Named(_)) {
+    /// Whether the `Field` that gives `out` reads a struct's field as a place (a named field,
+    /// or a tuple struct's: `p.0` where the body names `p`'s struct type), read where it is
+    /// used with the struct's type as its record; a plain tuple's field is a value.
+    pub fn place_field(&self, out: Value, index: &syn::Member) -> bool {
+        matches!(index, syn::Member::Named(_)) || self.values[out.0 as usize].root.is_some()
+    }
+
+    /// The declared type of the struct whose field a `Field` reads as a place (`out`, `index`,
+    /// `of`), when it has one and it is not a reference: the reverse sweep names it, and keeps
+    /// nothing.
+    pub fn declared_struct(
+        &self,
+        out: Value,
+        index: &syn::Member,
+        of: Option<Var>,
+    ) -> Option<&Type> {
+        if !self.place_field(out, index) {
             return None;
         }
         self.vars[of?.0 as usize]

@@ -421,6 +421,20 @@ impl Lower {
         }
     }
 
+    /// Whether `e` is a field of a local variable read and written as a place (`s.w`,
+    /// `s.at.w`): a chain of named fields, or one with a tuple struct's field (`p.0`,
+    /// `s.pair.0`) where the body names the variable's struct type. (A plain tuple's fields
+    /// are values.)
+    fn field_is_place(&mut self, e: &Expr) -> bool {
+        match self.field_place(e) {
+            Some((var, _, path)) => {
+                path.iter().all(|m| matches!(m, syn::Member::Named(_)))
+                    || self.struct_type_of(var).is_some()
+            }
+            None => false,
+        }
+    }
+
     /// `var.path = value;`: the variable assigned itself with the field replaced.
     fn set_field(
         &mut self,

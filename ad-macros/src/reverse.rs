@@ -89,10 +89,16 @@ fn typed_at_let(func: &Func) -> HashSet<u32> {
         .iter()
         .filter_map(|inst| match inst {
             Inst::Field {
-                index: syn::Member::Named(_),
+                out,
+                index,
                 of: Some(v),
                 ..
-            } if func.vars[v.0 as usize].ty.is_none() && bound.contains(&v.0) => Some(v.0),
+            } if func.place_field(*out, index)
+                && func.vars[v.0 as usize].ty.is_none()
+                && bound.contains(&v.0) =>
+            {
+                Some(v.0)
+            }
             _ => None,
         })
         .collect()

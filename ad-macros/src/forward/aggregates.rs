@@ -104,7 +104,7 @@ impl Forward<'_> {
                     let clone = |x: TokenStream| quote!(::core::clone::Clone::clone(&(#x) #access));
                     return self.def(*out, clone(pa), Some(clone(ta)));
                 }
-                if matches!(index, syn::Member::Named(_)) && !self.func.field_copies(*out) {
+                if self.func.place_field(*out, index) && !self.func.field_copies(*out) {
                     al.primal.insert(out.0, quote!((#pa) #access));
                     if self.active(*out) {
                         al.tangent.insert(out.0, quote!((#ta) #access));

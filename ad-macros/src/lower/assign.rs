@@ -76,10 +76,10 @@ impl Lower {
             let index = self.expr(&ix.index, out);
             return Some((var, ident, steps, index));
         }
-        let (var, ident, path) = self.field_place(&ix.expr)?;
-        if !path.iter().all(|m| matches!(m, syn::Member::Named(_))) {
+        if !self.field_is_place(&ix.expr) {
             return None;
         }
+        let (var, ident, path) = self.field_place(&ix.expr)?;
         let index = self.expr(&ix.index, out);
         Some((var, ident, (path, Vec::new()), index))
     }
@@ -200,7 +200,7 @@ impl Lower {
                     let place = show(&ix.expr);
                     match (member, &**base) {
                         // `p.0[i]`: a tuple struct's field.
-                        (syn::Member::Unnamed(_), _) => format!("#[differentiable] does not index a tuple struct's field yet; work on a local copy, `let mut w = {place}.clone();`, `w[i] = ..;`, and assign it whole: `{place} = w;`"),
+                        (syn::Member::Unnamed(_), _) => format!("#[differentiable] indexes a field `.0` in place only in a tuple struct whose type the body names (`p: Pair`, `let p: Pair = ..`), not in a plain tuple; work on a local copy, `let mut w = {place}.clone();`, `w[i] = ..;`, and assign it whole: `{place} = w;`"),
                         // `n.layers[l].w[i]`: through an element of a sequence of structs.
                         (_, Expr::Index(outer)) => {
                             let element = show(outer);

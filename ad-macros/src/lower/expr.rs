@@ -139,8 +139,9 @@ impl Lower {
                 let of = self.local_var(&f.base).map(|(var, _)| var);
                 let a = self.expr(&f.base, out);
                 let v = self.value(f.span());
-                // A chain of named fields from a variable is a place read at its end.
-                if matches!(f.member, syn::Member::Named(_)) {
+                // A chain of named fields from a variable is a place read at its end, and so
+                // is a tuple struct's field.
+                if matches!(f.member, syn::Member::Named(_)) || self.field_is_place(e) {
                     let base = &self.values[a.0 as usize];
                     let root = match base.root {
                         Some(r) => Some(r),
@@ -229,9 +230,7 @@ impl Lower {
             // An element of a chain of named fields from a variable, read in place.
             Expr::Index(ix)
                 if !matches!(&*ix.index, Expr::Range(_))
-                    && (self.field_place(&ix.expr).is_some_and(|(_, _, path)| {
-                        path.iter().all(|m| matches!(m, syn::Member::Named(_)))
-                    }) || self.place_chain(&ix.expr)) =>
+                    && (self.field_is_place(&ix.expr) || self.place_chain(&ix.expr)) =>
             {
                 self.field_index(ix, out)
             }

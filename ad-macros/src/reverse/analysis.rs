@@ -183,7 +183,7 @@ impl Reverse<'_> {
                         self.contribute(*a);
                         // A named field of a struct of a declared type keeps nothing.
                         if let Inst::Field { index, of, .. } = inst
-                            && self.func.declared_struct(index, *of).is_none()
+                            && self.func.declared_struct(*out, index, *of).is_none()
                         {
                             self.note_record(*out);
                         }

@@ -293,7 +293,7 @@ impl<'a> Reverse<'a> {
                 // A struct's field is a place, read where it is used (see the forward mode).
                 // Its record is the struct's type only: the reverse sweep starts the struct's
                 // adjoint from a zero without a shape (the struct may be moved from by then).
-                if matches!(index, syn::Member::Named(_)) {
+                if self.func.place_field(*out, index) {
                     let krate = self.krate;
                     let mut ts = if self.func.clones(*out) {
                         Self::def(*out, quote!(::core::clone::Clone::clone(&(#pa) #access)))

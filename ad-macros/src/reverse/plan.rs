@@ -241,10 +241,11 @@ impl<'a> Reverse<'a> {
                 Inst::Field {
                     out,
                     a,
-                    index: index @ syn::Member::Named(_),
+                    index,
                     element: false,
                     ..
-                } if !self.func.field_copies(*out)
+                } if self.func.place_field(*out, index)
+                    && !self.func.field_copies(*out)
                     && !self.func.clones(*out)
                     && borrowed_reads.contains(&a.0) =>
                 {

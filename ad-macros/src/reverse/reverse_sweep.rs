@@ -540,7 +540,8 @@ impl<'a> Reverse<'a> {
                 if !self.active(*out) {
                     return TokenStream::new();
                 }
-                let declared = self.func.declared_struct(index, *of);
+                let declared = self.func.declared_struct(*out, index, *of);
+                let place = self.func.place_field(*out, index);
                 let pop = match declared {
                     Some(_) => TokenStream::new(),
                     None => {
@@ -549,12 +550,12 @@ impl<'a> Reverse<'a> {
                     }
                 };
                 let t = hyg("__t");
-                let zero = match (declared, index) {
+                let zero = match (declared, place) {
                     (Some(ty), _) => {
                         quote!(#krate::__private::zero_of(#krate::__private::Ty::<#ty>::default()))
                     }
-                    (None, syn::Member::Named(_)) => quote!(#krate::__private::zero_of(#r.0)),
-                    (None, _) => quote!(#krate::__private::zero(&#r.0)),
+                    (None, true) => quote!(#krate::__private::zero_of(#r.0)),
+                    (None, false) => quote!(#krate::__private::zero(&#r.0)),
                 };
                 let body = if self.contributed.contains(&a.0) {
                     let set = quote! {
