@@ -293,3 +293,46 @@ fn a_method_of_an_untyped_let_called_in_a_condition() {
         assert_eq!(ad::jvp(untyped_receiver_in_condition, (x,), (1.0,)).1, dx);
     }
 }
+
+/// 34: a `Vec` field's element passed to a call in a statement that reads the struct again
+/// (kept as written, here in a comparison): the field was copied in place of the struct, and
+/// a `Vec` field was moved out of it instead of cloned.
+#[derive(Clone, Debug, PartialEq, ad::Differentiable)]
+struct Holder {
+    x: f64,
+    v: Vec<f64>,
+}
+
+#[differentiable]
+impl Holder {
+    fn times(&self, a: f64, flag: bool) -> f64 {
+        if flag { self.x * a } else { a }
+    }
+
+    fn element_and_reread(self, x: f64) -> f64 {
+        Holder::times(
+            &self,
+            self.v[1] * x,
+            0.5_f64.total_cmp(&self.times(0.5, true)) == std::cmp::Ordering::Less,
+        )
+    }
+}
+
+#[test]
+fn a_vec_field_element_beside_a_read_of_the_struct() {
+    // x = 2 > 0.5 takes the product: f = x_s * v1 * x, so df/dx_s = v1 x, df/dv1 = x_s x,
+    // df/dx = x_s v1.
+    let h = Holder {
+        x: 2.0,
+        v: vec![0.5, 3.0],
+    };
+    let x = 1.5;
+    let (gh, gx) = ad::grad(Holder::element_and_reread, (h.clone(), x));
+    assert_eq!((gh.x, gh.v.clone(), gx), (4.5, vec![0.0, 3.0], 6.0));
+    let dh = Holder {
+        x: 1.0,
+        v: vec![0.0, 1.0],
+    };
+    // Along (dx_s, dv1, dx) = (1, 1, 1): 4.5 + 3 + 6.
+    assert_eq!(ad::jvp(Holder::element_and_reread, (h, x), (dh, 1.0)).1, 13.5);
+}

@@ -111,6 +111,12 @@ impl Forward<'_> {
                     }
                     return TokenStream::new();
                 }
+                // The field copied in place of its struct (the struct is read again in the same
+                // statement): a `Vec` field is cloned, not moved out of the struct.
+                if self.func.field_copies(*out) {
+                    let clone = |x: TokenStream| quote!(::core::clone::Clone::clone(&(#x) #access));
+                    return self.def(*out, clone(pa), Some(clone(ta)));
+                }
                 self.def(*out, quote!(#pa #access), Some(quote!(#ta #access)))
             }
             _ => unreachable!("a value built from parts or a part of one"),

@@ -298,7 +298,8 @@ impl<'a> Reverse<'a> {
                     let mut ts = if self.func.clones(*out) {
                         Self::def(*out, quote!(::core::clone::Clone::clone(&(#pa) #access)))
                     } else if self.func.field_copies(*out) {
-                        Self::def(*out, quote!((#pa) #access))
+                        // Cloned: a `Vec` field is not moved out of a struct read again.
+                        Self::def(*out, quote!(::core::clone::Clone::clone(&(#pa) #access)))
                     } else {
                         al.0.insert(out.0, quote!((#pa) #access));
                         TokenStream::new()
