@@ -109,6 +109,13 @@ fn ty_witness(var: Var) -> Ident {
     hyg(&format!("__ty{}", var.0))
 }
 
+/// The slot that names the type of a struct value built or updated (`s.y = ..`, `S { .. }`),
+/// whose adjoint's fields the reverse sweep takes out: a field is read on a known type only,
+/// and the adjoint's type may be told only later (by the variable's at the end).
+fn built_ty(out: Value) -> Ident {
+    hyg(&format!("__tv{}", out.0))
+}
+
 /// The adjoint buffer of a slice parameter.
 fn bar_ident(var: Var) -> Ident {
     hyg(&format!("__bar{}", var.0))

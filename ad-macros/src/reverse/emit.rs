@@ -144,6 +144,15 @@ impl Reverse<'_> {
                 .unwrap_or_else(|| quote!(::core::option::Option::None));
             slots.push(quote!(let mut #k = #init;));
         }
+        // The slots naming the types of structs built or updated (`built_ty`).
+        for inst in func.body.all_insts() {
+            if let Inst::SetField { out, .. } | Inst::Struct { out, .. } = inst
+                && self.active(*out)
+            {
+                let slot = built_ty(*out);
+                slots.push(quote!(let #slot = ::core::option::Option::None;));
+            }
+        }
         slots.extend(self.kept_slots());
         slots.extend(self.dense_slots());
 

@@ -123,6 +123,15 @@ impl<'a> Reverse<'a> {
         quote!({ #body #tail })
     }
 
+    /// Ties the slot naming the type of a struct built or updated to its value (nothing runs).
+    fn name_built_type(&self, out: Value) -> TokenStream {
+        if !self.active(out) {
+            return TokenStream::new();
+        }
+        let (krate, v, slot) = (self.krate, v_ident(out), built_ty(out));
+        quote!(#krate::__private::same_type(&#slot, &#krate::__private::type_of(&#v));)
+    }
+
     pub(super) fn def(out: Value, primal: TokenStream) -> TokenStream {
         let v = v_ident(out);
         quote!(let #v = #primal;)
@@ -270,7 +279,9 @@ impl<'a> Reverse<'a> {
                 value,
             } => {
                 let (pa, pv) = (self.p(*a, al), self.p(*value, al));
-                Self::def(*out, crate::ir::set_field_tokens(&pa, path, &pv))
+                let mut ts = Self::def(*out, crate::ir::set_field_tokens(&pa, path, &pv));
+                ts.extend(self.name_built_type(*out));
+                ts
             }
             Inst::Struct {
                 out,
@@ -279,7 +290,9 @@ impl<'a> Reverse<'a> {
                 rest,
             } => {
                 let literal = crate::ir::struct_tokens(path, fields, *rest, &mut |x| self.p(x, al));
-                Self::def(*out, literal)
+                let mut ts = Self::def(*out, literal);
+                ts.extend(self.name_built_type(*out));
+                ts
             }
             Inst::Field {
                 out,

@@ -489,8 +489,9 @@ impl<'a> Reverse<'a> {
                 let (h, part) = (hyg("__h"), hyg("__part"));
                 // The field's old adjoint is taken out whether or not the value set there has
                 // one: the struct before the assignment had another value in that field.
+                let ty = built_ty(*out);
                 let mut body = quote! {
-                    let mut #h = #g;
+                    let mut #h = #krate::__private::tangent_of_ty(#g, &#ty);
                     let #part = ::core::mem::replace(&mut #h #(.#path)*, #krate::ShapelessZero::shapeless_zero());
                 };
                 body.extend(self.acc(*value, quote!(#part)));
@@ -501,8 +502,8 @@ impl<'a> Reverse<'a> {
             Inst::Struct {
                 out, fields, rest, ..
             } => {
-                let h = hyg("__h");
-                let mut body = quote!(let mut #h = #g;);
+                let (h, ty) = (hyg("__h"), built_ty(*out));
+                let mut body = quote!(let mut #h = #krate::__private::tangent_of_ty(#g, &#ty););
                 // Every field given is taken out, also one without a derivative: what is
                 // left goes to the rest, which does not give those fields.
                 for (k, (m, v)) in fields.iter().enumerate() {

@@ -84,10 +84,17 @@ impl Known {
     pub(super) fn new(func: &Func) -> Known {
         let insts = func.body.all_insts();
         // A type declared inside the body is out of scope where the adjoints are declared, and
-        // an item there may shadow a float's name: then nothing is typed.
+        // an item there may shadow a float's name: then nothing is typed. A `const`, a
+        // `static` or a `fn` names a value, never a type, and changes nothing here.
+        let names_a_type = |tokens: &TokenStream| {
+            !matches!(
+                syn::parse2::<syn::Item>(tokens.clone()),
+                Ok(syn::Item::Const(_) | syn::Item::Static(_) | syn::Item::Fn(_))
+            )
+        };
         if insts
             .iter()
-            .any(|i| matches!(i, Inst::Verbatim { item: true, .. }))
+            .any(|i| matches!(i, Inst::Verbatim { item: true, tokens, .. } if names_a_type(tokens)))
         {
             return Known::default();
         }
