@@ -55,6 +55,10 @@ impl Reverse<'_> {
                 continue;
             }
             if lent[i].shared() && !self.slice_reads.contains_key(&a.0) {
+                // Lent with its own adjoint as the buffer: the callee added to it in place.
+                if self.own_buffer(args, lent, i).is_some() {
+                    continue;
+                }
                 let buffer = lent_buffer(i);
                 body.extend(self.acc(*a, quote!(#buffer)));
                 continue;
@@ -180,10 +184,20 @@ impl Reverse<'_> {
                         let at = kept(k);
                         k += 1;
                         let range = part(&mut k, lent[i]);
-                        let buffer = lent_buffer(i);
-                        pre.extend(quote!(let mut #buffer = #krate::__private::zero(&#at);));
                         call_args.push(quote!(&#at #range));
-                        buffers.push(quote!(&mut #buffer #range));
+                        match self.own_buffer(args, lent, i) {
+                            Some(own) => {
+                                let own = own(quote!((#at).len()));
+                                buffers.push(quote!(&mut #own #range));
+                            }
+                            None => {
+                                let buffer = lent_buffer(i);
+                                pre.extend(
+                                    quote!(let mut #buffer = #krate::__private::zero(&#at);),
+                                );
+                                buffers.push(quote!(&mut #buffer #range));
+                            }
+                        }
                     }
                     None => {
                         match again.and_then(|g| g[i].as_ref()) {
@@ -267,7 +281,44 @@ impl Reverse<'_> {
     }
 }
 
+/// The adjoint buffer of a local lent to a call, given the local's length.
+type OwnBuffer<'r> = Box<dyn Fn(TokenStream) -> TokenStream + 'r>;
+
 impl Reverse<'_> {
+    /// For a local `Vec` or array lent as a shared slice by argument `i` (`f(&h)`), its own
+    /// adjoint as the call's buffer, given the local's length: the callee adds into it in
+    /// place, with no buffer of the local's length made, added and freed per call. Where the
+    /// argument reads the variable directly, which no other argument of the call lends, and
+    /// the variable's adjoint can be a buffer (an indexed local, or a dense one).
+    fn own_buffer(
+        &self,
+        args: &[Value],
+        lent: &[crate::ir::Lent],
+        i: usize,
+    ) -> Option<OwnBuffer<'_>> {
+        let var = *self.direct.get(&args[i].0)?;
+        if !self.var_contributed.contains(&var.0) || self.is_slice(var) {
+            return None;
+        }
+        let twice = args.iter().zip(lent).enumerate().any(|(j, (b, l))| {
+            j != i && *l != crate::ir::Lent::No && self.direct.get(&b.0) == Some(&var)
+        });
+        if twice {
+            return None;
+        }
+        let (krate, x) = (self.krate, x_ident(var));
+        if self.is_dense(var) {
+            return Some(Box::new(move |_| quote!(#x[..])));
+        }
+        if !self.indexed.contains(&var.0) {
+            return None;
+        }
+        let kind = k_ident(var);
+        Some(Box::new(
+            move |len| quote!((*#krate::__private::seq_buffer(&mut #x, &#kind, #len))),
+        ))
+    }
+
     /// What a call moves in for a struct passed by reference, argument `a`: the adjoint held so
     /// far at its place, where that is an element of a field buffer (`self.layers[l]`, the index
     /// known without the element's record) or a variable's adjoint; otherwise nothing (a zero

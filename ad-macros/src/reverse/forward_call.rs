@@ -131,7 +131,8 @@ impl Reverse<'_> {
                     let #kept = (#(#kept_args,)*);
                     let #v = #call;
                 };
-                ts.extend(self.record(*out, &[quote!(#kept), quote!(#v)]));
+                // The kept arguments are bound for the record alone: moved into it.
+                ts.extend(self.record_moving(*out, &[quote!(#kept), quote!(#v)], 1));
                 ts
             }
             _ => unreachable!("a call"),

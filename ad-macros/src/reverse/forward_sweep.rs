@@ -52,10 +52,37 @@ impl<'a> Reverse<'a> {
     /// Keeps what the reverse sweep needs of `out`'s instruction: in its slot, and on the tape
     /// unless both sweeps run in this one call and the instruction runs once (outside loops).
     pub(super) fn record(&self, out: Value, values: &[TokenStream]) -> TokenStream {
+        self.record_moving(out, values, 0)
+    }
+
+    /// As [`record`](Self::record), the first `moved` values moved into the record rather
+    /// than cloned: bindings made for it alone (a call's kept arguments).
+    pub(super) fn record_moving(
+        &self,
+        out: Value,
+        values: &[TokenStream],
+        moved: usize,
+    ) -> TokenStream {
         if !self.keeps(out) {
             return TokenStream::new();
         }
-        let values = self.taped(out, values.to_vec());
+        let moved = if self.layouts.contains_key(&out.0) {
+            0
+        } else {
+            moved
+        };
+        let values: Vec<TokenStream> = self
+            .taped(out, values.to_vec())
+            .into_iter()
+            .enumerate()
+            .map(|(k, v)| {
+                if k < moved {
+                    v
+                } else {
+                    quote!(::core::clone::Clone::clone(&#v))
+                }
+            })
+            .collect();
         let tape = hyg("__tape");
         let s = s_ident(out);
         let r = hyg("__rec");
@@ -84,13 +111,13 @@ impl<'a> Reverse<'a> {
             // kept in the slot too was allocated, copied and freed once more per iteration).
             let krate = self.krate;
             return quote! {
-                let #r = (#(::core::clone::Clone::clone(&#values),)*);
+                let #r = (#(#values,)*);
                 #krate::__private::same_type(&#s, &#r);
                 #push
             };
         }
         quote! {
-            let #r = (#(::core::clone::Clone::clone(&#values),)*);
+            let #r = (#(#values,)*);
             #push
             #s = ::core::option::Option::Some(#r);
         }
