@@ -10,7 +10,7 @@
 #[macro_use]
 mod dual_check;
 
-use dual_check::{D, TOL, close, grid};
+use dual_check::{D, DualNum, TOL, close, grid};
 
 /// A damped oscillator's state, with a counter that has no derivative.
 #[derive(Clone, Debug, PartialEq, ad::Differentiable)]
@@ -259,5 +259,118 @@ fn a_generic_mut_self_method_at_f64_and_f32() {
         assert!(close(f64::from(g32.mean), -w, 1e-6));
         assert!(close(f64::from(g32.weight), x - m, 1e-6));
         assert!(close(f64::from(gx32), w, 1e-6));
+    }
+}
+
+/// `&mut self` methods called inside a body by path with the local lent mutably
+/// (`Oscillator::step(&mut o, dt)`): the local is an output written in place, as a `&mut [T]`
+/// local lent to a function that writes it is.
+#[ad::differentiable]
+fn simulate(x: f64, v: f64, k: f64, dt: f64) -> f64 {
+    let mut o = Oscillator { x, v, k, steps: 0 };
+    let mut e = 0.0;
+    for _ in 0..3 {
+        e += Oscillator::step(&mut o, dt);
+        Oscillator::damp(&mut o, -0.1 * dt);
+    }
+    e + o.x * o.v
+}
+
+fn simulate_d(s: [D; 3], dt: D) -> D {
+    let mut s = s;
+    let mut e = D::from(0.0);
+    for _ in 0..3 {
+        let (after, ei) = step_d(s, dt);
+        e += ei;
+        s = after;
+        s[1] *= (dt * -0.1).exp();
+    }
+    e + s[0] * s[1]
+}
+
+#[test]
+fn mut_self_methods_called_by_path_inside_a_body() {
+    for x in grid(-1.0, 1.0, 3) {
+        for k in [-0.5, 0.7] {
+            let args = (x, 0.3, k, 0.1);
+            let inputs = [x, 0.3, k, 0.1];
+            let (value, g) = ad::value_and_grad(simulate, args);
+            let g = [g.0, g.1, g.2, g.3];
+            for i in 0..4 {
+                let u = seed(i);
+                let s: [D; 3] = std::array::from_fn(|j| D::new(inputs[j], u[j]));
+                let want = simulate_d(s, D::new(inputs[3], u[3]));
+                assert!(close(value, want.re, TOL));
+                let (_, t) = ad::jvp(simulate, args, (u[0], u[1], u[2], u[3]));
+                assert!(
+                    close(t, want.eps, TOL),
+                    "jvp d/d{i} = {t}, oracle {}",
+                    want.eps
+                );
+                assert!(
+                    close(g[i], want.eps, TOL),
+                    "grad d/d{i} = {}, oracle {}",
+                    g[i],
+                    want.eps
+                );
+            }
+            let (_, pullback) = ad::vjp(simulate, args);
+            let p = pullback(1.0);
+            assert_eq!([p.0, p.1, p.2, p.3], g);
+        }
+    }
+}
+
+#[ad::differentiable]
+impl Oscillator {
+    /// Two steps with friction between, each a call of another `&mut self` method by path:
+    /// `self` passed on as it is, and `&mut *self`; `(*self).x` written.
+    fn two_steps(&mut self, dt: f64) -> f64 {
+        let e = Oscillator::step(self, dt);
+        Oscillator::damp(&mut *self, -0.1 * dt);
+        (*self).x *= 1.0 + dt;
+        e + Oscillator::step(self, dt)
+    }
+}
+
+fn two_steps_d(s: [D; 3], dt: D) -> ([D; 3], D) {
+    let (mut s, e1) = step_d(s, dt);
+    s[1] *= (dt * -0.1).exp();
+    s[0] *= dt + 1.0;
+    let (s, e2) = step_d(s, dt);
+    (s, e1 + e2)
+}
+
+#[test]
+fn a_mut_self_method_calling_others_by_path() {
+    for x in grid(-1.0, 1.0, 3) {
+        let s0 = [x, 0.3, 0.7];
+        let dt = 0.1;
+        let mut o = state(s0);
+        let (_, (gs, gdt)) = ad::value_and_grad(Oscillator::two_steps, (&mut o, dt));
+        let g = floats(&gs);
+        for i in 0..4 {
+            let u = seed(i);
+            let sd: [D; 3] = std::array::from_fn(|j| D::new(s0[j], u[j]));
+            let (after, want) = two_steps_d(sd, D::new(dt, u[3]));
+            let mut o = state(s0);
+            let mut ds = tangent([u[0], u[1], u[2]]);
+            let (_, de) = ad::jvp(Oscillator::two_steps, (&mut o, dt), (&mut ds, u[3]));
+            assert!(
+                close(de, want.eps, TOL),
+                "jvp d/d{i} = {de}, oracle {}",
+                want.eps
+            );
+            let ds = floats(&ds);
+            for j in 0..3 {
+                assert!(close(ds[j], after[j].eps, TOL), "jvp state {j} along {i}");
+            }
+            let got = if i < 3 { g[i] } else { gdt };
+            assert!(
+                close(got, want.eps, TOL),
+                "grad d/d{i} = {got}, oracle {}",
+                want.eps
+            );
+        }
     }
 }

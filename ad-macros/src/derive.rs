@@ -392,6 +392,22 @@ fn structure(
             }
         }
 
+        impl #tangent_impl_generics #krate::__private::LentBuffer for #tangent_ty #where_all {
+            type Elem = Self;
+            #[inline]
+            fn lent_buffer(slot: &mut ::core::option::Option<Self>, _: usize) -> &mut [Self] {
+                #krate::__private::struct_lent_buffer(slot)
+            }
+        }
+
+        impl #tangent_impl_generics #krate::__private::Lendable for #tangent_ty #where_all {
+            type Elem = Self;
+            #[inline(always)]
+            fn seq_mut(&mut self) -> &mut [Self] {
+                ::core::slice::from_mut(self)
+            }
+        }
+
         impl #tangent_impl_generics #krate::__private::MakeSeed<#tangent_ty> for #tangent_ty #where_all {
             #[inline(always)]
             fn make(place: &mut Self) -> Self {
@@ -479,6 +495,16 @@ fn structure(
             {
                 fn shapeless_zero() -> Self {
                     #zero_value
+                }
+            }
+
+            // A local of the struct lent to a function that writes it (`Type::step(&mut s, ..)`),
+            // as a slice of one element; the tangent's is with the tangent's impls.
+            impl #impl_generics #krate::__private::Lendable for #name #ty_generics #where_clause {
+                type Elem = Self;
+                #[inline(always)]
+                fn seq_mut(&mut self) -> &mut [Self] {
+                    ::core::slice::from_mut(self)
                 }
             }
         }

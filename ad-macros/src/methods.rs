@@ -147,41 +147,65 @@ fn mut_body(
 /// `tokens` with `Self` written as the block's type and, for a method with a receiver, `self`
 /// as `__ad_self`; with `returns`, each `return` as a break out of the labelled block
 /// `'__ad_body` (a `return` inside a closure or a nested item, which that break cannot leave,
-/// is then rustc's error at the `return`, never a different program).
+/// is then rustc's error at the `return`, never a different program). With `returns` too (a
+/// `&mut self` method, whose body works on a copy held by value), `self` as the reference
+/// the body means: `*self` is the copy, `self.x`, `&self` and `&mut self` reach it as written,
+/// and a bare `self` passed on (`Type::step(self, dt)`) lends it, `&mut __ad_self`.
 fn replace(
     tokens: TokenStream,
     self_ty: &syn::Type,
     receiver: Option<Span>,
     returns: bool,
 ) -> TokenStream {
-    tokens
-        .into_iter()
-        .flat_map(|t| -> Vec<TokenTree> {
-            match t {
-                TokenTree::Group(g) => {
-                    let mut inner = Group::new(
-                        g.delimiter(),
-                        replace(g.stream(), self_ty, receiver, returns),
-                    );
-                    inner.set_span(g.span());
-                    vec![TokenTree::Group(inner)]
-                }
-                TokenTree::Ident(i) if i == "Self" => {
-                    self_ty.to_token_stream().into_iter().collect()
-                }
-                TokenTree::Ident(i) if returns && i == "return" => {
-                    let label = syn::Lifetime::new("'__ad_body", i.span());
-                    quote_spanned!(i.span()=> break #label)
-                        .into_iter()
-                        .collect()
-                }
-                TokenTree::Ident(i) if i == "self" => match receiver {
-                    // At the token's own span, so that an error in the body points there.
-                    Some(_) => vec![TokenTree::Ident(syn::Ident::new("__ad_self", i.span()))],
-                    None => vec![TokenTree::Ident(i)],
-                },
-                other => vec![other],
+    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+    let punct =
+        |k: usize, c: char| matches!(tts.get(k), Some(TokenTree::Punct(p)) if p.as_char() == c);
+    let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
+    for (k, t) in tts.iter().enumerate() {
+        match t {
+            TokenTree::Group(g) => {
+                let mut inner = Group::new(
+                    g.delimiter(),
+                    replace(g.stream(), self_ty, receiver, returns),
+                );
+                inner.set_span(g.span());
+                out.push(TokenTree::Group(inner));
             }
-        })
-        .collect()
+            TokenTree::Ident(i) if i == "Self" => out.extend(self_ty.to_token_stream()),
+            TokenTree::Ident(i) if returns && i == "return" => {
+                let label = syn::Lifetime::new("'__ad_body", i.span());
+                out.extend(quote_spanned!(i.span()=> break #label));
+            }
+            TokenTree::Ident(i) if i == "self" && receiver.is_some() => {
+                // At the token's own span, so that an error in the body points there.
+                let this = syn::Ident::new("__ad_self", i.span());
+                if !returns {
+                    out.push(TokenTree::Ident(this));
+                    continue;
+                }
+                // `*self`: the copy itself (a `*` that is not a product's, after an operand).
+                let operand = |t: Option<&TokenTree>| match t {
+                    Some(TokenTree::Ident(m)) => m != "mut",
+                    Some(TokenTree::Literal(_) | TokenTree::Group(_)) => true,
+                    _ => false,
+                };
+                let deref = k > 0 && punct(k - 1, '*') && !operand(tts.get(k.wrapping_sub(2)));
+                let borrowed = k > 0
+                    && (punct(k - 1, '&')
+                        || matches!(&tts[k - 1], TokenTree::Ident(m) if m == "mut")
+                            && k > 1
+                            && punct(k - 2, '&'));
+                if deref {
+                    out.pop();
+                    out.push(TokenTree::Ident(this));
+                } else if borrowed || punct(k + 1, '.') {
+                    out.push(TokenTree::Ident(this));
+                } else {
+                    out.extend(quote_spanned!(i.span()=> &mut #this));
+                }
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    out.into_iter().collect()
 }

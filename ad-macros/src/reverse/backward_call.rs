@@ -143,9 +143,11 @@ impl Reverse<'_> {
                                 let bar = bar_ident(var);
                                 quote!(&mut #bar #range)
                             }
+                            // Lent as the callee takes it: a slice, or a struct's adjoint, the
+                            // one element of the buffer.
                             Some(len) => {
                                 let (x, kind) = (x_ident(var), k_ident(var));
-                                quote!(&mut #krate::__private::seq_buffer(&mut #x, &#kind, #len)#range)
+                                quote!(#krate::__private::lend(&mut #krate::__private::seq_buffer(&mut #x, &#kind, #len)#range))
                             }
                         });
                     }

@@ -31,10 +31,24 @@ impl<'a, T, const N: usize> Lend<'a, &'a mut [T; N]> for &'a mut [T] {
     }
 }
 
+/// To a callee that takes `&mut T` of a struct (`Type::step(&mut s, ..)`): a struct local is
+/// lent as the one-element slice it is to the derivatives (`&mut Name` has the kind of a
+/// `&mut [Name]` of one element), and the callee gets the element.
+impl<'a, T> Lend<'a, &'a mut T> for &'a mut [T] {
+    #[inline(always)]
+    fn lend(self) -> &'a mut T {
+        match self {
+            [one] => one,
+            _ => unreachable!("ad: a struct lent to a `&mut` parameter is one element"),
+        }
+    }
+}
+
 /// A local lent to a function that writes it (`f(&mut v[a..b])`): a `Vec` or an array (or the
-/// tangent or copy of one, or an output slice), seen as the slice the function gets.
+/// tangent or copy of one, or an output slice), seen as the slice the function gets, or a
+/// struct with `#[derive(ad::Differentiable)]` (or its tangent), seen as a slice of one.
 #[diagnostic::on_unimplemented(
-    message = "#[differentiable] lends `{Self}` to a function that writes it, which it can do for a `Vec` or an array only",
+    message = "#[differentiable] lends `{Self}` to a function that writes it, which it can do for a `Vec`, an array or a struct with `#[derive(ad::Differentiable)]` only",
     label = "this local is lent to a function as `&mut`",
     note = "a float goes to a function by value and comes back as its result: `x = f(x);`"
 )]

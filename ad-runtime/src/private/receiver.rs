@@ -45,9 +45,9 @@ pub trait ByMut<'a, T> {
 
 /// See [`ByMut`]: implemented by no type.
 #[diagnostic::on_unimplemented(
-    message = "#[differentiable] does not differentiate calls of `&mut self` methods inside a body yet",
+    message = "#[differentiable] differentiates a call of a `&mut self` method inside a body when it is written by path, with the local lent mutably: `Type::method(&mut value, ..)`",
     label = "this method takes `&mut self`",
-    note = "differentiate the `&mut self` method itself as an entry point (`ad::grad(Type::method, (&mut value, ..))`), and inside a body call a method that returns the new value (`fn stepped(&self, ..) -> Self`) or takes `&self`"
+    note = "with `.` the macro cannot tell that the call writes its receiver: write `Type::method(&mut value, ..)` on a `mut` local (the call writes it in place, in both modes)"
 )]
 pub trait MutReceiverCall {}
 

@@ -126,11 +126,44 @@ pub fn seq_buffer<'a, C: crate::Differentiable>(
     slot: &'a mut Adj<C::Tangent>,
     _: &Option<Ty<C>>,
     len: usize,
-) -> &'a mut [<C::Tangent as Seq>::Elem]
+) -> &'a mut [<C::Tangent as LentBuffer>::Elem]
 where
-    C::Tangent: Seq,
+    C::Tangent: LentBuffer,
 {
-    <C::Tangent as Seq>::buffer(&mut slot.0, len)
+    <C::Tangent as LentBuffer>::lent_buffer(&mut slot.0, len)
+}
+
+/// The adjoint of a local lent to a call that writes it, as the buffer the callee's reverse
+/// sweep updates: a sequence's elements, or a struct's tangent as a slice of one (implemented
+/// by the derive).
+pub trait LentBuffer: Adjoint<Repr = Option<Self>> {
+    /// The adjoint of one element of the slice lent.
+    type Elem;
+    /// The buffer, at least `len` elements, zero where the adjoint had none.
+    fn lent_buffer(slot: &mut Option<Self>, len: usize) -> &mut [Self::Elem];
+}
+
+impl<E: Adjoint + Clone + ShapelessZero> LentBuffer for Vec<E> {
+    type Elem = E;
+    #[inline]
+    fn lent_buffer(slot: &mut Option<Self>, len: usize) -> &mut [E] {
+        <Self as Seq>::buffer(slot, len)
+    }
+}
+
+impl<E: Adjoint + Clone + ShapelessZero, const N: usize> LentBuffer for [E; N] {
+    type Elem = E;
+    #[inline]
+    fn lent_buffer(slot: &mut Option<Self>, len: usize) -> &mut [E] {
+        <Self as Seq>::buffer(slot, len)
+    }
+}
+
+/// A struct's tangent lent as a slice of one element (`__private::LentBuffer` of a derived
+/// tangent).
+#[inline]
+pub fn struct_lent_buffer<T: ShapelessZero>(slot: &mut Option<T>) -> &mut [T] {
+    core::slice::from_mut(slot.get_or_insert_with(T::shapeless_zero))
 }
 
 /// Takes element `i` out of the adjoint of a variable of type `C`.
