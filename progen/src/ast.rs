@@ -54,6 +54,9 @@ pub struct StructDef {
     /// `(name, type)` in declaration order, which is also the order of the struct's floats
     /// when the harness flattens a value or a tangent.
     pub fields: Vec<(String, FieldTy)>,
+    /// A tuple struct (`struct S0(pub f64, ..)`): its fields are named `0`, `1`, ..., read
+    /// as `s.0` and built as `S0 { 0: .., 1: .. }`, which Rust allows for tuple structs.
+    pub tuple: bool,
 }
 
 /// The name of struct `k` of the batch.

@@ -201,20 +201,34 @@ pub fn struct_items(defs: &[StructDef], flavor: Flavor) -> String {
                     FieldTy::U(_) => "usize".to_string(),
                     FieldTy::Struct(j) => struct_name(j),
                 };
-                format!("pub {n}: {ty}")
+                if d.tuple {
+                    format!("pub {ty}")
+                } else {
+                    format!("pub {n}: {ty}")
+                }
             })
             .collect();
         let derive = match flavor {
             Flavor::Ad => "#[derive(Clone, Debug, PartialEq, ad::Differentiable)]",
             Flavor::Dual => "#[derive(Clone, Debug)]",
         };
-        writeln!(
-            s,
-            "{derive}\npub struct {} {{\n    {},\n}}\n",
-            struct_name(k),
-            fields.join(",\n    ")
-        )
-        .unwrap();
+        if d.tuple {
+            writeln!(
+                s,
+                "{derive}\npub struct {}({});\n",
+                struct_name(k),
+                fields.join(", ")
+            )
+            .unwrap();
+        } else {
+            writeln!(
+                s,
+                "{derive}\npub struct {} {{\n    {},\n}}\n",
+                struct_name(k),
+                fields.join(",\n    ")
+            )
+            .unwrap();
+        }
     }
     s
 }

@@ -170,10 +170,6 @@ pub struct Gen<'a> {
     pub method: Option<usize>,
     /// The function returns struct `k`.
     pub ret_struct: Option<usize>,
-    /// The function has a `const` item, or reads an element of a struct's field in place:
-    /// not both (see `Gen::field_elem_read`).
-    const_items: bool,
-    elem_reads: bool,
     floats: Vec<FVar>,
     arrays: Vec<AVar>,
     ints: Vec<IVar>,
@@ -268,8 +264,6 @@ impl<'a> Gen<'a> {
             farrs: Vec::new(),
             method: None,
             ret_struct: None,
-            const_items: false,
-            elem_reads: false,
             floats: Vec::new(),
             arrays: Vec::new(),
             ints: Vec::new(),

@@ -509,10 +509,8 @@ impl Gen<'_> {
 
     /// A `const` item, or a `println!` that never runs.
     pub(super) fn item_stmt(&mut self, out: &mut Vec<Stmt>) {
-        // No `println!` in a generic function (`Float` does not give `Debug`), no `const` in
-        // one that reads elements of struct fields (see `Gen::field_elem_read`).
-        if self.generic || (!self.elem_reads && self.rng.chance(0.7)) {
-            self.const_items = true;
+        // No `println!` in a generic function (`Float` does not give `Debug`).
+        if self.generic || self.rng.chance(0.7) {
             let x = *self.rng.pick(&[0.5, 1.5, 0.75, 2.0]);
             self.counter += 1;
             let name = format!("C{}", self.counter);

@@ -1,5 +1,5 @@
-//! Structs and methods: the struct types of a batch (`#[derive(ad::Differentiable)]`, with
-//! float, array, `Vec`, integer and nested struct fields), struct parameters by value and by
+//! Structs and methods: the struct types of a batch (`#[derive(ad::Differentiable)]`, named or
+//! tuple structs, with float, array, `Vec`, integer and nested struct fields), struct parameters by value and by
 //! reference, their fields read (`s.x`, `s.inner.x`, `s.w[i]` in place, `s.n` as an integer)
 //! and written (`s.x = ..` of a `mut` one), struct literals (also `S0 { x: .., ..s.clone() }`,
 //! and `..s` in a result), clones and calls bound by `let`, structs passed on (`f(&s)`, `f(r)`,
@@ -46,7 +46,14 @@ pub fn struct_defs(seed: u64) -> Vec<StructDef> {
             let j = rng.below(i + 1);
             fields.swap(i, j);
         }
-        defs.push(StructDef { fields });
+        // Now and then a tuple struct, its fields named by position.
+        let tuple = rng.chance(0.3);
+        if tuple {
+            for (i, f) in fields.iter_mut().enumerate() {
+                f.0 = i.to_string();
+            }
+        }
+        defs.push(StructDef { fields, tuple });
     }
     defs
 }
@@ -113,15 +120,12 @@ impl Gen<'_> {
         }
     }
 
-    /// `s.w[i]`, an element of an array or `Vec` field in scope read in place; not in a
-    /// function with a `const` item: `fn d(s: &P) -> f64 { const C1: f64 = 0.75; s.w[0] }`
-    /// does not compile under the macro (E0282 "type annotations needed" at the attribute;
-    /// without the `const`, or reading `s.x`, it does).
+    /// `s.w[i]`, an element of an array or `Vec` field in scope read in place, also in a
+    /// function with a `const` item (which was item 35 of the README).
     pub(super) fn field_elem_read(&mut self) -> Option<(FE, f64)> {
-        if self.farrs.is_empty() || self.const_items {
+        if self.farrs.is_empty() {
             return None;
         }
-        self.elem_reads = true;
         let a = self.rng.pick(&self.farrs).clone();
         let idx = self.index(a.len);
         Some((FE::Index(a.path, Box::new(idx)), PARAM_CAP))
