@@ -223,3 +223,57 @@ fn tuple_struct_fields_indexed_in_place() {
         },
     );
 }
+
+/// A tuple struct holding another struct.
+#[derive(Clone, Debug, PartialEq, ad::Differentiable)]
+struct Wrap(Pair, f64);
+
+#[differentiable]
+fn pair_norm(p: &Pair, k: f64) -> f64 {
+    k * (p.0[0] * p.0[0] + p.1 * p.1)
+}
+
+/// A tuple struct's field that is a struct, lent by reference (`&w.0`) and the receiver of a
+/// method (`w.0.weighted(..)`): its type named through the derive by its position, as a named
+/// field's is (found by the program generator once it made tuple structs).
+#[differentiable]
+fn wrapped(w: &Wrap, xs: Const<&[f64]>) -> f64 {
+    let local = Wrap(Pair(vec![w.1, w.0.1, 1.0], 0.5), w.1);
+    pair_norm(&w.0, w.1) + w.0.weighted(xs) + local.0.weighted(xs) * pair_norm(&local.0, 2.0)
+}
+
+fn wrap_of(p: &[f64]) -> Wrap {
+    Wrap(pair_of(&p[..4]), p[4])
+}
+
+fn wrap_tangent(d: &[f64]) -> WrapTangent {
+    WrapTangent(pair_of(&d[..4]), d[4])
+}
+
+fn wrap_flat(t: &WrapTangent) -> Vec<f64> {
+    let mut v = pair_flat(&t.0);
+    v.push(t.1);
+    v
+}
+
+#[test]
+fn tuple_struct_fields_lent_and_called_on() {
+    let q = [0.9, -0.4, 1.3, 0.7, 0.6];
+    let xs = [0.5, -1.5, 2.0];
+    let data = || Const(&xs[..]);
+    fd_check::check(
+        "wrapped",
+        &q,
+        &|q| wrapped(&wrap_of(q), data()),
+        &|q| wrap_flat(&ad::value_and_grad(wrapped, (&wrap_of(q), data())).1.0),
+        &|q| wrap_flat(&(ad::vjp(wrapped, (&wrap_of(q), data())).1)(1.0).0),
+        &|q, d| {
+            ad::jvp(
+                wrapped,
+                (&wrap_of(q), data()),
+                (wrap_tangent(d), ad::NoTangent),
+            )
+            .1
+        },
+    );
+}

@@ -690,17 +690,19 @@ fn structure(
     // type of `self.layer` to call its methods.
     let field_types = {
         let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-        let impls = fields.iter().filter_map(|f| match &f.member {
-            syn::Member::Named(ident) => {
-                let hash = crate::derive::field_hash(&ident.to_string());
-                let ty = &f.ty;
-                Some(quote! {
-                    impl #impl_generics #krate::__private::FieldType<#hash> for #name #ty_generics #where_clause {
-                        type Type = #ty;
-                    }
-                })
+        // A tuple struct's fields by their positions' names (`0`, `1`).
+        let impls = fields.iter().map(|f| {
+            let field_name = match &f.member {
+                syn::Member::Named(ident) => ident.to_string(),
+                syn::Member::Unnamed(index) => index.index.to_string(),
+            };
+            let hash = crate::derive::field_hash(&field_name);
+            let ty = &f.ty;
+            quote! {
+                impl #impl_generics #krate::__private::FieldType<#hash> for #name #ty_generics #where_clause {
+                    type Type = #ty;
+                }
             }
-            syn::Member::Unnamed(_) => None,
         });
         quote! {
             #(#impls)*

@@ -225,6 +225,10 @@ impl Lower {
         if let Some(v) = self.inline_closure(c, out) {
             return v;
         }
+        // `Pair(v, x)`: a tuple struct built, as the literal `Pair { 0: v, 1: x }` it is.
+        if let Some(lit) = tuple_struct_call(c) {
+            return self.struct_literal(&lit, out);
+        }
         if let Expr::Path(path) = &*c.func
             && is_some_path(path)
             && c.args.len() == 1
@@ -623,4 +627,42 @@ pub(super) fn is_some_path(path: &syn::ExprPath) -> bool {
                 .as_slice(),
             ["Some"] | ["Option", "Some"] | ["std" | "core", "option", "Option", "Some"]
         )
+}
+
+/// `Path(a, b)` whose name is a type's (`Pair(v, x)`, `m::Wrap::<f64>(p, k)`, by Rust's
+/// naming: its last segment starts with a capital, the segments before it, modules, do not) as
+/// the struct literal `Path { 0: a, 1: b }`, which Rust allows for tuple structs; `Some`, `Ok`
+/// and `Err` are not, nor an associated function of a type (`T::PI()`, `Mode::A(x)`).
+pub(super) fn tuple_struct_call(c: &syn::ExprCall) -> Option<syn::ExprStruct> {
+    let Expr::Path(p) = &*c.func else {
+        return None;
+    };
+    if p.qself.is_some() || c.args.is_empty() {
+        return None;
+    }
+    let (last, modules) = p
+        .path
+        .segments
+        .iter()
+        .collect::<Vec<_>>()
+        .split_last()
+        .map(|(l, m)| (l.ident.to_string(), m.to_vec()))?;
+    let capital = |s: &str| s.starts_with(char::is_uppercase);
+    if !capital(&last)
+        || matches!(last.as_str(), "Some" | "Ok" | "Err")
+        || modules
+            .iter()
+            .any(|m| capital(&m.ident.to_string()) || !m.arguments.is_none())
+    {
+        return None;
+    }
+    let path = &p.path;
+    let fields = c.args.iter().enumerate().map(|(k, a)| {
+        let index = syn::Index {
+            index: k as u32,
+            span: a.span(),
+        };
+        quote::quote!(#index: #a)
+    });
+    syn::parse2(quote::quote_spanned!(c.span()=> #path { #(#fields),* })).ok()
 }

@@ -302,7 +302,7 @@ impl Lower {
 
 impl Lower {
     /// `Path { x: a, y, ..rest }`: each field's value and the rest lowered in the order written.
-    fn struct_literal(&mut self, s: &syn::ExprStruct, out: &mut Vec<Inst>) -> Value {
+    pub(super) fn struct_literal(&mut self, s: &syn::ExprStruct, out: &mut Vec<Inst>) -> Value {
         if s.qself.is_some() {
             return self.verbatim(
                 &Expr::Struct(s.clone()),

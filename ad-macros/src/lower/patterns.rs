@@ -39,11 +39,13 @@ impl Lower {
         };
         let mut binds = Vec::new();
         self.pattern(pat, ty.cloned(), value, out, &mut binds);
-        // `let s = Spring { .. };`: `s` is a `Spring`.
-        if let ([var], Pat::Ident(_), Expr::Struct(lit)) = (binds.as_slice(), pat, &*init.expr)
-            && lit.qself.is_none()
-        {
-            let path = &lit.path;
+        // `let s = Spring { .. };` (or `Pair(v, x)` of a tuple struct): `s` is a `Spring`.
+        let literal = match &*init.expr {
+            Expr::Struct(lit) if lit.qself.is_none() => Some(lit.path.clone()),
+            Expr::Call(c) => super::calls::tuple_struct_call(c).map(|lit| lit.path),
+            _ => None,
+        };
+        if let ([var], Pat::Ident(_), Some(path)) = (binds.as_slice(), pat, literal) {
             self.struct_types.insert(var.0, syn::parse_quote!(#path));
         }
         for var in binds {

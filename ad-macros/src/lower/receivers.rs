@@ -9,19 +9,21 @@ use crate::ir::Lent;
 
 impl Lower {
     /// The type of a method call's receiver, where the body names it: a variable of a struct
-    /// type (`self`, a parameter, a typed or literal `let`), a named field of one
-    /// (`<Model as FieldType<H>>::Type`, which the derive implements), or an element of such a
-    /// field (`self.layers[i]`, through `ElementType`).
+    /// type (`self`, a parameter, a typed or literal `let`), a field of one, named or a tuple
+    /// struct's (`<Model as FieldType<H>>::Type`, which the derive implements), or an element of
+    /// such a field (`self.layers[i]`, through `ElementType`).
     fn receiver_type(&mut self, e: &Expr) -> Option<Type> {
         let krate = self.krate.clone();
         match e {
             Expr::Paren(p) => self.receiver_type(&p.expr),
             Expr::Field(f) => {
-                let syn::Member::Named(name) = &f.member else {
-                    return None;
+                let name = match &f.member {
+                    syn::Member::Named(name) => name.to_string(),
+                    // A tuple struct's field, by its position's name.
+                    syn::Member::Unnamed(index) => index.index.to_string(),
                 };
                 let base = self.receiver_type(&f.base)?;
-                let hash = crate::derive::field_hash(&name.to_string());
+                let hash = crate::derive::field_hash(&name);
                 Some(syn::parse_quote!(<#base as #krate::__private::FieldType<#hash>>::Type))
             }
             Expr::Index(ix) if !matches!(&*ix.index, Expr::Range(_)) => {
@@ -172,18 +174,19 @@ impl Lower {
         })
     }
 
-    /// `&s.inner` (also nested, `&self.a.b`): a named field of a struct whose type the body
-    /// names, passed by reference; the field read in place.
+    /// `&s.inner` (also nested, `&self.a.b`, and a tuple struct's `&s.0`): a field of a struct
+    /// whose type the body names, passed by reference; the field read in place.
     pub(super) fn field_by_ref<'e>(&mut self, a: &'e Expr) -> Option<(&'e Expr, Type)> {
         let Expr::Reference(r) = a else {
             return None;
         };
-        let Expr::Field(f) = &*r.expr else {
+        let Expr::Field(_) = &*r.expr else {
             return None;
         };
-        if r.mutability.is_some() || !matches!(f.member, syn::Member::Named(_)) {
+        if r.mutability.is_some() {
             return None;
         }
+        // A named field, or a tuple struct's (its type named through the derive as well).
         let ty = self.receiver_type(&r.expr)?;
         Some((&r.expr, ty))
     }
