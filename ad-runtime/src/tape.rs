@@ -122,12 +122,25 @@ impl Tape {
 pub trait Sink {
     /// Writes one word.
     fn word(&mut self, word: u64);
+    /// Writes words in order, as many `word`s would.
+    #[inline(always)]
+    fn words(&mut self, words: impl ExactSizeIterator<Item = u64>) {
+        for w in words {
+            self.word(w);
+        }
+    }
 }
 
 impl Sink for Tape {
     #[inline(always)]
     fn word(&mut self, word: u64) {
         self.push_word(word);
+    }
+    /// In one extension: a `Vec` of floats kept for the reverse sweep (a call's slice argument
+    /// or result) is copied in bulk rather than word by word.
+    #[inline(always)]
+    fn words(&mut self, words: impl ExactSizeIterator<Item = u64>) {
+        self.words.extend(words);
     }
 }
 
@@ -209,6 +222,37 @@ pub trait Tapeable: Sized {
     fn push_to<S: Sink>(self, tape: &mut S);
     /// Pops a value pushed with `push_to`.
     fn pop_from(tape: &mut Tape) -> Self;
+    /// Pushes the elements of a `Vec`, in order (one by one, unless the type does better).
+    #[doc(hidden)]
+    #[inline]
+    fn push_all<S: Sink>(items: Vec<Self>, tape: &mut S) {
+        for x in items {
+            x.push_to(tape);
+        }
+    }
+    /// Pops `len` elements pushed by [`push_all`](Tapeable::push_all), in order.
+    #[doc(hidden)]
+    #[inline]
+    fn pop_all(tape: &mut Tape, len: usize) -> Vec<Self> {
+        let mut v: Vec<Self> = (0..len).map(|_| Self::pop_from(tape)).collect();
+        v.reverse();
+        v
+    }
+}
+
+impl Tape {
+    /// The last `len` words, taken off the tape in the order they were pushed.
+    #[inline]
+    fn take_words<T>(&mut self, len: usize, from: impl Fn(u64) -> T) -> Vec<T> {
+        let start = self
+            .words
+            .len()
+            .checked_sub(len)
+            .expect("ad: the reverse sweep popped more than its forward sweep pushed");
+        let v = self.words[start..].iter().map(|w| from(*w)).collect();
+        self.words.truncate(start);
+        v
+    }
 }
 
 macro_rules! word_tapeable {
@@ -260,6 +304,14 @@ impl Tapeable for f64 {
     fn pop_from(tape: &mut Tape) -> Self {
         f64::from_bits(tape.pop_word())
     }
+    #[inline]
+    fn push_all<S: Sink>(items: Vec<Self>, tape: &mut S) {
+        tape.words(items.iter().map(|x| x.to_bits()));
+    }
+    #[inline]
+    fn pop_all(tape: &mut Tape, len: usize) -> Vec<Self> {
+        tape.take_words(len, f64::from_bits)
+    }
 }
 
 impl Tapeable for f32 {
@@ -272,6 +324,15 @@ impl Tapeable for f32 {
     #[allow(clippy::cast_possible_truncation)]
     fn pop_from(tape: &mut Tape) -> Self {
         f32::from_bits(tape.pop_word() as u32)
+    }
+    #[inline]
+    fn push_all<S: Sink>(items: Vec<Self>, tape: &mut S) {
+        tape.words(items.iter().map(|x| u64::from(x.to_bits())));
+    }
+    #[inline]
+    #[allow(clippy::cast_possible_truncation)]
+    fn pop_all(tape: &mut Tape, len: usize) -> Vec<Self> {
+        tape.take_words(len, |w| f32::from_bits(w as u32))
     }
 }
 
@@ -419,18 +480,14 @@ impl<T: Tapeable> Tapeable for Vec<T> {
     #[inline]
     fn push_to<S: Sink>(self, tape: &mut S) {
         let len = self.len();
-        for x in self {
-            x.push_to(tape);
-        }
+        T::push_all(self, tape);
         tape.word(len as u64);
     }
     #[inline]
     #[allow(clippy::cast_possible_truncation)]
     fn pop_from(tape: &mut Tape) -> Self {
         let len = tape.pop_word() as usize;
-        let mut v: Vec<T> = (0..len).map(|_| T::pop_from(tape)).collect();
-        v.reverse();
-        v
+        T::pop_all(tape, len)
     }
 }
 
@@ -449,6 +506,29 @@ mod tests {
         assert_eq!(tape.pop::<u128>(), u128::MAX - 7);
         assert_eq!(tape.pop::<(i32, f32, bool)>(), (-3, 0.25, true));
         assert_eq!(tape.pop::<f64>(), 1.5);
+        assert!(tape.is_empty());
+    }
+
+    #[test]
+    fn vecs_of_floats_come_back_in_order_beside_other_values() {
+        let mut tape = Tape::new();
+        let a = vec![1.5_f64, -0.0, f64::INFINITY, 3.25];
+        let b = vec![0.5_f32, -2.0];
+        let c = vec![(1.0_f64, 2_u8), (3.0, 4)];
+        tape.push(7_u32);
+        tape.push(a.clone());
+        tape.push((b.clone(), 9.5_f64));
+        tape.push(c.clone());
+        tape.push(Vec::<f64>::new());
+        assert_eq!(tape.pop::<Vec<f64>>(), Vec::<f64>::new());
+        assert_eq!(tape.pop::<Vec<(f64, u8)>>(), c);
+        assert_eq!(tape.pop::<(Vec<f32>, f64)>(), (b, 9.5));
+        let back: Vec<f64> = tape.pop();
+        assert_eq!(
+            back.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            a.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
+        assert_eq!(tape.pop::<u32>(), 7);
         assert!(tape.is_empty());
     }
 
