@@ -52,6 +52,18 @@ impl Printer<'_> {
             SArg::Place(p) => p.clone(),
             SArg::Ref(p) => format!("&{p}"),
             SArg::Clone(p) => format!("{p}.clone()"),
+            // A tuple struct with every field given: built by its name, `S0(a, b)`, the
+            // fields in their positions.
+            SArg::Lit(l)
+                if l.base.is_none()
+                    && !l.fields.is_empty()
+                    && l.fields.iter().all(|(n, _)| n.parse::<usize>().is_ok()) =>
+            {
+                let mut fields: Vec<&(String, FInit)> = l.fields.iter().collect();
+                fields.sort_by_key(|(n, _)| n.parse::<usize>().unwrap_or(0));
+                let parts: Vec<String> = fields.iter().map(|(_, init)| self.finit(init)).collect();
+                format!("{}({})", struct_name(l.def), parts.join(", "))
+            }
             SArg::Lit(l) => {
                 let mut parts: Vec<String> = l
                     .fields
