@@ -7,6 +7,9 @@
 //! oracle is the same step written over dual numbers (tolerance 1e-12 relative,
 //! `tests/dual_check/mod.rs` says why).
 
+// Index loops over the inputs, and `(*self).x`, are the spellings under test.
+#![allow(clippy::needless_range_loop, clippy::explicit_auto_deref)]
+
 #[macro_use]
 mod dual_check;
 
