@@ -342,13 +342,7 @@ impl Reverse<'_> {
             if *out != a {
                 continue;
             }
-            let buf = match path.as_slice() {
-                [field] if elems.is_empty() => self
-                    .direct
-                    .get(&root.0)
-                    .and_then(|var| self.dense_field(*var, field)),
-                _ => None,
-            };
+            let buf = self.dense_field_of(*root, path, elems);
             let at = match self.layouts.get(&out.0).and_then(|l| l.first()) {
                 Some(Src::Inline(t) | Src::Literal(t)) => Some(t.clone()),
                 _ => None,

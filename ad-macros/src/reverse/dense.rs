@@ -201,6 +201,23 @@ impl Reverse<'_> {
         self.dense_fields = fields;
     }
 
+    /// The buffer of the field a `FieldIndex` reads (`root`, `path`, `elems`), if it has one:
+    /// a field of a parameter indexed directly.
+    pub(super) fn dense_field_of(
+        &self,
+        root: Value,
+        path: &[syn::Member],
+        elems: &[crate::ir::PathElem],
+    ) -> Option<Ident> {
+        match path {
+            [field] if elems.is_empty() => self
+                .direct
+                .get(&root.0)
+                .and_then(|var| self.dense_field(*var, field)),
+            _ => None,
+        }
+    }
+
     /// The buffer of field `field` of parameter `var`, if it has one.
     pub(super) fn dense_field(&self, var: Var, field: &syn::Member) -> Option<Ident> {
         let k = self

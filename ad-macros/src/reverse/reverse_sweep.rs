@@ -205,13 +205,7 @@ impl<'a> Reverse<'a> {
                 }
                 let (at, len) = (self.field(*out, 0, &r), self.field(*out, 1, &r));
                 let witness = self.field(*out, 2, &r);
-                let dense = match path.as_slice() {
-                    [field] if elems.is_empty() => self
-                        .direct
-                        .get(&root.0)
-                        .and_then(|var| self.dense_field(*var, field)),
-                    _ => None,
-                };
+                let dense = self.dense_field_of(*root, path, elems);
                 let body = match self.slot(*root) {
                     Some(_) if let Some(buf) = dense => {
                         quote!(#krate::__private::slice_acc_at(#buf, #at, #g);)
