@@ -56,7 +56,10 @@ impl Reverse<'_> {
             }
             if lent[i].shared() && !self.slice_reads.contains_key(&a.0) {
                 // Lent with its own adjoint as the buffer: the callee added to it in place.
-                if self.own_buffer(args, lent, i).is_some() {
+                if self
+                    .own_buffer(args, lent, i, &TokenStream::new())
+                    .is_some()
+                {
                     continue;
                 }
                 let buffer = lent_buffer(i);
@@ -187,11 +190,8 @@ impl Reverse<'_> {
                         k += 1;
                         let range = part(&mut k, lent[i]);
                         call_args.push(quote!(&#at #range));
-                        match self.own_buffer(args, lent, i) {
-                            Some(own) => {
-                                let own = own(quote!((#at).len()));
-                                buffers.push(quote!(&mut #own #range));
-                            }
+                        match self.own_buffer(args, lent, i, &quote!((#at).len())) {
+                            Some(own) => buffers.push(quote!(&mut #own #range)),
                             None => {
                                 let buffer = lent_buffer(i);
                                 pre.extend(
@@ -283,12 +283,9 @@ impl Reverse<'_> {
     }
 }
 
-/// The adjoint buffer of a local lent to a call, given the local's length.
-type OwnBuffer<'r> = Box<dyn Fn(TokenStream) -> TokenStream + 'r>;
-
 impl Reverse<'_> {
     /// For a local `Vec` or array lent as a shared slice by argument `i` (`f(&h)`), its own
-    /// adjoint as the call's buffer, given the local's length: the callee adds into it in
+    /// adjoint as the call's buffer, `len` the local's length: the callee adds into it in
     /// place, with no buffer of the local's length made, added and freed per call. Where the
     /// argument reads the variable directly, which no other argument of the call lends, and
     /// the variable's adjoint can be a buffer (an indexed local, or a dense one).
@@ -297,7 +294,8 @@ impl Reverse<'_> {
         args: &[Value],
         lent: &[crate::ir::Lent],
         i: usize,
-    ) -> Option<OwnBuffer<'_>> {
+        len: &TokenStream,
+    ) -> Option<TokenStream> {
         let var = *self.direct.get(&args[i].0)?;
         if !self.var_contributed.contains(&var.0) || self.is_slice(var) {
             return None;
@@ -305,20 +303,16 @@ impl Reverse<'_> {
         let twice = args.iter().zip(lent).enumerate().any(|(j, (b, l))| {
             j != i && *l != crate::ir::Lent::No && self.direct.get(&b.0) == Some(&var)
         });
+        let (krate, x, kind) = (self.krate, x_ident(var), k_ident(var));
         if twice {
-            return None;
+            None
+        } else if self.is_dense(var) {
+            Some(quote!(#x[..]))
+        } else if self.indexed.contains(&var.0) {
+            Some(quote!((*#krate::__private::seq_buffer(&mut #x, &#kind, #len))))
+        } else {
+            None
         }
-        let (krate, x) = (self.krate, x_ident(var));
-        if self.is_dense(var) {
-            return Some(Box::new(move |_| quote!(#x[..])));
-        }
-        if !self.indexed.contains(&var.0) {
-            return None;
-        }
-        let kind = k_ident(var);
-        Some(Box::new(
-            move |len| quote!((*#krate::__private::seq_buffer(&mut #x, &#kind, #len))),
-        ))
     }
 
     /// What a call moves in for a struct passed by reference, argument `a`: the adjoint held so
