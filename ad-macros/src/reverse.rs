@@ -39,6 +39,7 @@ mod dense;
 mod emit;
 mod exits;
 mod forward_call;
+mod forward_loop;
 mod forward_sweep;
 mod inplace;
 mod kept;
@@ -151,7 +152,7 @@ pub struct Reverse<'a> {
     /// instructions run only while the sweep is live.
     in_exit_loop: Cell<usize>,
     /// While the forward sweep of a loop that makes room on the tape for its records is emitted
-    /// (see `forward_sweep.rs`): the slots of the records it pushes.
+    /// (see `forward_loop.rs`): the words of the pushes it makes.
     reserving: RefCell<Option<Vec<RoomFor>>>,
     /// While the forward sweep of an inner loop of a loop that makes room per iteration is
     /// emitted: the inner loop's trip count, by which its records count.
