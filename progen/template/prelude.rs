@@ -1,5 +1,5 @@
 // The fixed part of every generated crate: the oracle's helpers and the checks' arithmetic.
-// Included as text by `harness.rs`; this file is not compiled as part of progen.
+// Included as text by `src/harness/mod.rs`; this file is not compiled as part of progen.
 #![allow(warnings)]
 
 use num_dual::DualNum;
